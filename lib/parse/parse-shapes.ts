@@ -1,0 +1,129 @@
+// parse… entry points: untrusted JSON (or plain objects from TypeScript callers) in, frozen
+// shapes with 2.1.5's defaults out. Structure and types only; meaning is checked by validate/.
+import { Aggregator, Connector, DataType, Direction, Intersection, Operator, enumMembers } from "../shapes/enums.js";
+import type {
+  AggregateBy, Condition, ConditionGroup, ConditionSet, Filter, GroupBy, OrderBy, PageBy, Segment, Summary,
+} from "../shapes/shapes.js";
+import { fromJson, readArray, readEnum, readInt, readObject, readString, readStringList } from "./reader.js";
+
+export function parseCondition(input: unknown, path = "condition"): Condition {
+  const m = readObject(fromJson(input), path, ["sort", "field", "dataType", "operator", "values"] as const);
+  return Object.freeze({
+    sort: readInt(m.sort, `${path}.sort`, 0),
+    field: readString(m.field, `${path}.field`),
+    dataType: readEnum(m.dataType, `${path}.dataType`, enumMembers.DataType, DataType.Text),
+    operator: readEnum(m.operator, `${path}.operator`, enumMembers.Operator, Operator.Equal),
+    values: Object.freeze([...(readArray(m.values, `${path}.values`) ?? [])]),
+  });
+}
+
+export function parseConditionGroup(input: unknown, path = "conditionGroup"): ConditionGroup {
+  const m = readObject(fromJson(input), path, ["sort", "connector", "conditions", "subConditionGroups"] as const);
+  const conditions = readArray(m.conditions, `${path}.conditions`) ?? [];
+  const groups = readArray(m.subConditionGroups, `${path}.subConditionGroups`) ?? [];
+  return Object.freeze({
+    sort: readInt(m.sort, `${path}.sort`, 0),
+    connector: readEnum(m.connector, `${path}.connector`, enumMembers.Connector, Connector.And),
+    conditions: Object.freeze(conditions.map((c, i) => parseCondition(c, `${path}.conditions[${i}]`))),
+    subConditionGroups: Object.freeze(groups.map((g, i) => parseConditionGroup(g, `${path}.subConditionGroups[${i}]`))),
+  });
+}
+
+export function parseOrderBy(input: unknown, path = "orderBy"): OrderBy {
+  const m = readObject(fromJson(input), path, ["sort", "field", "direction"] as const);
+  return Object.freeze({
+    sort: readInt(m.sort, `${path}.sort`, 0),
+    field: readString(m.field, `${path}.field`),
+    direction: readEnum(m.direction, `${path}.direction`, enumMembers.Direction, Direction.Ascending),
+  });
+}
+
+export function parseOrders(input: unknown, path = "orders"): readonly OrderBy[] | null {
+  const list = readArray(fromJson(input), path);
+  return list && Object.freeze(list.map((o, i) => parseOrderBy(o, `${path}[${i}]`)));
+}
+
+export function parsePageBy(input: unknown, path = "page"): PageBy {
+  const m = readObject(fromJson(input), path, ["pageNumber", "pageSize"] as const);
+  return Object.freeze({ pageNumber: readInt(m.pageNumber, `${path}.pageNumber`, 0), pageSize: readInt(m.pageSize, `${path}.pageSize`, 0) });
+}
+
+export function parseAggregateBy(input: unknown, path = "aggregateBy"): AggregateBy {
+  const m = readObject(fromJson(input), path, ["field", "alias", "aggregator"] as const);
+  return Object.freeze({
+    field: readString(m.field, `${path}.field`),
+    alias: readString(m.alias, `${path}.alias`),
+    aggregator: readEnum(m.aggregator, `${path}.aggregator`, enumMembers.Aggregator, Aggregator.Count),
+  });
+}
+
+export function parseGroupBy(input: unknown, path = "groupBy"): GroupBy {
+  const m = readObject(fromJson(input), path, ["fields", "aggregateBy"] as const);
+  const aggregates = readArray(m.aggregateBy, `${path}.aggregateBy`) ?? [];
+  return Object.freeze({
+    fields: Object.freeze([...(readStringList(m.fields, `${path}.fields`) ?? [])]),
+    aggregateBy: Object.freeze(aggregates.map((a, i) => parseAggregateBy(a, `${path}.aggregateBy[${i}]`))),
+  });
+}
+
+export function parseConditionSet(input: unknown, path = "conditionSet"): ConditionSet {
+  const m = readObject(fromJson(input), path, ["sort", "intersection", "conditionGroup"] as const);
+  return Object.freeze({
+    sort: readInt(m.sort, `${path}.sort`, 0),
+    intersection: m.intersection === undefined || m.intersection === null
+      ? null
+      : readEnum<Intersection>(m.intersection, `${path}.intersection`, enumMembers.Intersection, Intersection.Union),
+    conditionGroup: m.conditionGroup == null ? emptyGroup : parseConditionGroup(m.conditionGroup, `${path}.conditionGroup`),
+  });
+}
+
+const emptyGroup: ConditionGroup = Object.freeze({ sort: 0, connector: Connector.And, conditions: [], subConditionGroups: [] });
+
+const optional = <T>(value: unknown, parse: (v: unknown, p: string) => T, path: string): T | null =>
+  value === undefined || value === null ? null : parse(value, path);
+
+export function parseFilter(input: unknown): Filter {
+  const m = readObject(fromJson(input ?? {}), "filter", ["conditionGroup", "selects", "orders", "page"] as const);
+  return Object.freeze({
+    conditionGroup: optional(m.conditionGroup, parseConditionGroup, "conditionGroup"),
+    selects: freezeList(readStringList(m.selects, "selects")),
+    orders: parseOrders(m.orders ?? null),
+    page: optional(m.page, parsePageBy, "page"),
+  });
+}
+
+export function parseSegment(input: unknown): Segment {
+  const m = readObject(fromJson(input ?? {}), "segment", ["conditionSets", "selects", "orders", "page"] as const);
+  const sets = readArray(m.conditionSets, "conditionSets") ?? [];
+  return Object.freeze({
+    conditionSets: Object.freeze(sets.map((s, i) => parseConditionSet(s, `conditionSets[${i}]`))),
+    selects: freezeList(readStringList(m.selects, "selects")),
+    orders: parseOrders(m.orders ?? null),
+    page: optional(m.page, parsePageBy, "page"),
+  });
+}
+
+export function parseSummary(input: unknown): Summary {
+  const m = readObject(fromJson(input ?? {}), "summary", ["conditionGroup", "groupBy", "having", "orders", "page"] as const);
+  return Object.freeze({
+    conditionGroup: optional(m.conditionGroup, parseConditionGroup, "conditionGroup"),
+    groupBy: optional(m.groupBy, parseGroupBy, "groupBy"),
+    having: optional(m.having, parseConditionGroup, "having"),
+    orders: parseOrders(m.orders ?? null),
+    page: optional(m.page, parsePageBy, "page"),
+  });
+}
+
+const freezeList = <T>(list: readonly T[] | null) => (list === null ? null : Object.freeze([...list]));
+
+export type ShapeKind = "filter" | "segment" | "summary";
+
+/** Tells the three shapes apart by their members (TYPESCRIPT-API.md: toListAsync). */
+export function shapeKindOf(input: unknown): ShapeKind {
+  const value = fromJson(input);
+  if (value === null || typeof value !== "object") return "filter";
+  const keys = Object.keys(value).map((k) => k.toLowerCase());
+  if (keys.includes("conditionsets")) return "segment";
+  if (keys.includes("groupby") || keys.includes("having")) return "summary";
+  return "filter";
+}

@@ -1,0 +1,81 @@
+// Reading untrusted JSON: keys are matched case-insensitively, unknown keys and wrong types
+// are rejected with a code that names the member, enums are read by name or position.
+import { Codes, fail } from "../errors/codes.js";
+
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+/** Returns the object's members keyed by their canonical names; rejects unknown or duplicate keys. */
+export function readObject<K extends string>(value: unknown, path: string, members: readonly K[]): Partial<Record<K, unknown>> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    fail(Codes.InvalidMemberType, `expected an object`, path);
+  }
+  const byLowerName = new Map(members.map((m) => [m.toLowerCase(), m] as const));
+  const result: Partial<Record<K, unknown>> = {};
+  for (const [key, member] of Object.entries(value as JsonObject)) {
+    const canonical = byLowerName.get(key.toLowerCase());
+    if (canonical === undefined) {
+      fail(Codes.UnknownMember, `unknown member "${key}"; expected one of ${members.join(", ")}`, path);
+    }
+    if (canonical in result) fail(Codes.UnknownMember, `member "${canonical}" given twice`, path);
+    result[canonical] = member;
+  }
+  return result;
+}
+
+export function readInt(value: unknown, path: string, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
+  if (typeof value === "string" && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
+  return fail(Codes.InvalidMemberType, `expected an integer`, path);
+}
+
+export function readString(value: unknown, path: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value;
+  return fail(Codes.InvalidMemberType, `expected a string`, path);
+}
+
+export function readArray(value: unknown, path: string): readonly unknown[] | null {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value)) return value;
+  return fail(Codes.InvalidMemberType, `expected an array`, path);
+}
+
+export function readStringList(value: unknown, path: string): readonly string[] | null {
+  const list = readArray(value, path);
+  if (list === null) return null;
+  return list.map((item, i) => {
+    if (typeof item !== "string") fail(Codes.InvalidMemberType, `expected a string`, `${path}[${i}]`);
+    return item;
+  });
+}
+
+/** An enum member by name (any letter case) or by zero-based position (number or digit string). */
+export function readEnum<E extends string>(value: unknown, path: string, members: readonly E[], fallback: E): E {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === "number" || (typeof value === "string" && /^\d+$/.test(value.trim()))) {
+    const index = Number(value);
+    if (Number.isInteger(index) && index >= 0 && index < members.length) return members[index]!;
+  } else if (typeof value === "string") {
+    const wanted = value.trim().toLowerCase();
+    const found = members.find((m) => m.toLowerCase() === wanted);
+    if (found !== undefined) return found;
+  }
+  return fail(Codes.InvalidEnumValue, `"${String(value)}" is not one of ${members.join(", ")} (or their positions 0-${members.length - 1})`, path);
+}
+
+export function readBoolean(value: unknown, path: string, fallback: boolean): boolean {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === "boolean") return value;
+  return fail(Codes.InvalidMemberType, `expected a boolean`, path);
+}
+
+/** Accepts a JSON text or an already-parsed value. */
+export function fromJson(input: unknown): unknown {
+  if (typeof input !== "string") return input;
+  try {
+    return JSON.parse(input);
+  } catch (error) {
+    return fail(Codes.InvalidJson, `the request is not valid JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,79 @@
+// The query shapes of SPEC.md "Query shapes", camelCase as TYPESCRIPT-API.md fixes them.
+// Parsed shapes are plain readonly data: the engine never mutates a request.
+import type { Aggregator, Connector, DataType, Direction, Intersection, Operator } from "./enums.js";
+
+export interface Condition {
+  readonly sort: number;
+  readonly field: string | null;
+  readonly dataType: DataType;
+  readonly operator: Operator;
+  readonly values: readonly unknown[];
+}
+
+export interface ConditionGroup {
+  readonly sort: number;
+  readonly connector: Connector;
+  readonly conditions: readonly Condition[];
+  readonly subConditionGroups: readonly ConditionGroup[];
+}
+
+export interface ConditionSet {
+  readonly sort: number;
+  readonly intersection: Intersection | null;
+  readonly conditionGroup: ConditionGroup;
+}
+
+export interface OrderBy {
+  readonly sort: number;
+  readonly field: string | null;
+  readonly direction: Direction;
+}
+
+export interface AggregateBy {
+  readonly field: string | null;
+  readonly alias: string | null;
+  readonly aggregator: Aggregator;
+}
+
+export interface GroupBy {
+  readonly fields: readonly string[];
+  readonly aggregateBy: readonly AggregateBy[];
+}
+
+export interface PageBy {
+  readonly pageNumber: number;
+  readonly pageSize: number;
+}
+
+export interface Filter {
+  readonly conditionGroup?: ConditionGroup | null;
+  readonly selects?: readonly string[] | null;
+  readonly orders?: readonly OrderBy[] | null;
+  readonly page?: PageBy | null;
+}
+
+export interface Segment {
+  readonly conditionSets: readonly ConditionSet[];
+  readonly selects?: readonly string[] | null;
+  readonly orders?: readonly OrderBy[] | null;
+  readonly page?: PageBy | null;
+}
+
+export interface Summary {
+  readonly conditionGroup?: ConditionGroup | null;
+  readonly groupBy?: GroupBy | null;
+  readonly having?: ConditionGroup | null;
+  readonly orders?: readonly OrderBy[] | null;
+  readonly page?: PageBy | null;
+}
+
+/** What callers may pass: the same shapes with every member optional (defaults of 2.1.5 apply). */
+export type DeepPartialShape<T> = T extends readonly (infer E)[]
+  ? readonly DeepPartialShape<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]?: DeepPartialShape<T[K]> | null }
+    : T;
+
+export type FilterInput = DeepPartialShape<Filter>;
+export type SegmentInput = DeepPartialShape<Segment>;
+export type SummaryInput = DeepPartialShape<Summary>;
