@@ -1,0 +1,23 @@
+// What kind of value a column holds, from TypeORM's column type. Decides which DataTypes a
+// condition may use on it and how values are coerced and compared.
+
+export type FieldKind = "text" | "uuid" | "number" | "boolean" | "datetime" | "date" | "enum" | "other";
+
+const byTypeName: Record<string, FieldKind> = {};
+const assign = (kind: FieldKind, names: string) => names.split(" ").forEach((n) => (byTypeName[n] = kind));
+assign("number", "int integer int2 int4 int8 smallint mediumint bigint tinyint decimal numeric dec float float4 float8 double real money unsigned_big_int double_precision");
+assign("text", "varchar text char nchar nvarchar character character_varying varying_character native_character tinytext mediumtext longtext citext clob string");
+assign("uuid", "uuid uniqueidentifier");
+assign("boolean", "boolean bool");
+assign("datetime", "datetime datetime2 datetimeoffset timestamp timestamptz timestamp_with_time_zone timestamp_without_time_zone timestamp_with_local_time_zone");
+assign("date", "date");
+assign("enum", "enum simple-enum");
+
+export function fieldKindOf(type: unknown): FieldKind {
+  if (type === Number) return "number";
+  if (type === String) return "text";
+  if (type === Boolean) return "boolean";
+  if (type === Date) return "datetime";
+  if (typeof type !== "string") return "other";
+  return byTypeName[type.toLowerCase().replaceAll(" ", "_")] ?? "other";
+}

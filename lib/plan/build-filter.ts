@@ -1,0 +1,70 @@
+// Filter and Segment → plans. 2.1.5's order: where, then order, then page, then select.
+import { Codes, fail, orderFieldCannotEndOnCollection } from "../errors/codes.js";
+import { Direction } from "../shapes/enums.js";
+import type { ConditionGroup, Filter, OrderBy, PageBy, Segment } from "../shapes/shapes.js";
+import type { EntityModel } from "../model/entity-model.js";
+import { resolvePath } from "../resolve/resolve-path.js";
+import type { ResolvedPath } from "../resolve/resolved-path.js";
+import type { FilterPlan, OrderKey, Predicate, SegmentPlan } from "./nodes.js";
+import { buildPredicate, bySort, checkUniqueSorts } from "./build-predicate.js";
+
+export function buildWhere(root: EntityModel, group: ConditionGroup | null | undefined, where = "conditionGroup"): Predicate | null {
+  return group ? buildPredicate(root, group, where) : null;
+}
+
+export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null | undefined): OrderKey[] {
+  if (!orders) return [];
+  // Duplicate sorts are allowed for orders (2.1.5); equal sorts keep list order.
+  return bySort(orders).map((order) => {
+    const where = `orders[${orders.indexOf(order)}].field`;
+    if (order.field === null || order.field.trim() === "") fail(Codes.InvalidField, "the order has no field", where);
+    const path = resolvePath(root, order.field, where);
+    if (path.end.kind !== "column") {
+      if (path.end.kind === "relation" && path.end.hop.kind === "collection") fail(orderFieldCannotEndOnCollection(path.path), "order by a value inside the collection", where);
+      fail(Codes.InvalidField, `"${path.path}" is not a value field`, where);
+    }
+    const column = path.end.column;
+    const first = path.hops.findIndex((h) => h.kind === "collection");
+    const value = first < 0
+      ? { kind: "column" as const, hops: path.hops, column }
+      : { kind: "reduced" as const, fn: order.direction === Direction.Descending ? "max" as const : "min" as const, hops: path.hops.slice(0, first), chain: path.hops.slice(first), column };
+    return { value, direction: order.direction };
+  });
+}
+
+export function checkPage(page: PageBy | null | undefined, where = "page"): PageBy | null {
+  if (!page) return null;
+  if (page.pageNumber < 1) fail(Codes.InvalidPageNumber, "pageNumber must be at least 1", `${where}.pageNumber`);
+  if (page.pageSize < 1) fail(Codes.InvalidPageSize, "pageSize must be at least 1", `${where}.pageSize`);
+  return page;
+}
+
+export function buildSelects(root: EntityModel, selects: readonly string[] | null | undefined): ResolvedPath[] | null {
+  if (selects === null || selects === undefined) return null;
+  if (selects.length === 0) fail(Codes.MustHaveFields, "selects must name at least one field", "selects");
+  return selects.map((s, i) => resolvePath(root, s, `selects[${i}]`));
+}
+
+export function buildFilterPlan(root: EntityModel, filter: Filter): FilterPlan {
+  const where = buildWhere(root, filter.conditionGroup);
+  const orders = buildOrders(root, filter.orders);
+  const page = checkPage(filter.page);
+  const selects = buildSelects(root, filter.selects);
+  return { root, where, orders, page, selects };
+}
+
+export function buildSegmentPlan(root: EntityModel, segment: Segment): SegmentPlan {
+  checkUniqueSorts(segment.conditionSets, Codes.SetsUniqueSort, "conditionSets");
+  const ordered = bySort(segment.conditionSets);
+  ordered.forEach((set, i) => {
+    if (i > 0 && set.intersection === null) fail(Codes.RequiredIntersection, `condition set ${i + 1} (sort ${set.sort}) must name its intersection`, `conditionSets[${segment.conditionSets.indexOf(set)}].intersection`);
+  });
+  const sets = ordered.map((set, i) => ({
+    intersection: i === 0 ? null : set.intersection,
+    where: buildWhere(root, set.conditionGroup, `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`),
+  }));
+  const orders = buildOrders(root, segment.orders);
+  const page = checkPage(segment.page);
+  const selects = buildSelects(root, segment.selects);
+  return { root, sets, orders, page, selects };
+}

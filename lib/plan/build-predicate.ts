@@ -1,0 +1,75 @@
+// ConditionGroup → Predicate, validating in 2.1.5's order: the group's sort uniqueness, then
+// each condition by Sort (field → path → arity → format → combination), then sub-groups.
+import { Codes, fail } from "../errors/codes.js";
+import { Connector } from "../shapes/enums.js";
+import type { Condition, ConditionGroup } from "../shapes/shapes.js";
+import type { EntityModel } from "../model/entity-model.js";
+import { resolvePath } from "../resolve/resolve-path.js";
+import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
+import { coerceValue, toToken } from "../resolve/coerce-values.js";
+import type { ColumnRef, Predicate } from "./nodes.js";
+import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
+
+export function checkUniqueSorts(items: readonly { sort: number }[], code: string, where: string): void {
+  const seen = new Set<number>();
+  for (const item of items) {
+    if (seen.has(item.sort)) fail(code, `sort ${item.sort} appears twice`, where);
+    seen.add(item.sort);
+  }
+}
+
+export const bySort = <T extends { sort: number }>(items: readonly T[]): T[] =>
+  items.map((item, index) => ({ item, index })).sort((a, b) => a.item.sort - b.item.sort || a.index - b.index).map((e) => e.item);
+
+/** Returns null for a group that constrains nothing (2.1.5: an empty group filters nothing). */
+export function buildPredicate(root: EntityModel, group: ConditionGroup, where: string): Predicate | null {
+  checkUniqueSorts(group.conditions, Codes.ConditionsUniqueSort, `${where}.conditions`);
+  checkUniqueSorts(group.subConditionGroups, Codes.SubGroupsUniqueSort, `${where}.subConditionGroups`);
+  const items: Predicate[] = [];
+  bySort(group.conditions).forEach((c) => items.push(buildCondition(root, c, `${where}.conditions[${group.conditions.indexOf(c)}]`)));
+  for (const sub of bySort(group.subConditionGroups)) {
+    const built = buildPredicate(root, sub, `${where}.subConditionGroups[${group.subConditionGroups.indexOf(sub)}]`);
+    if (built) items.push(built);
+  }
+  if (items.length === 0) return null;
+  if (items.length === 1) return items[0]!;
+  return { kind: group.connector === Connector.Or ? "or" : "and", items };
+}
+
+export function buildCondition(root: EntityModel, condition: Condition, where: string): Predicate {
+  if (condition.field === null || condition.field.trim() === "") fail(Codes.InvalidField, "the condition has no field", `${where}.field`);
+  const path = resolvePath(root, condition.field, `${where}.field`);
+  const column = requireColumn(path, `${where}.field`);
+  checkArity(condition.operator, condition.values.length, `${where}.values`);
+  const values = condition.values.map((v, i) => coerceValue(toToken(v), condition.dataType, column, `${where}.values[${i}]`));
+  checkCombination(condition.dataType, condition.operator, where);
+  checkFieldKind(condition.dataType, column.fieldKind, path.path, `${where}.dataType`);
+  return wrapCollections(path.hops, (hops) => ({
+    kind: "compare",
+    left: { kind: "column", hops, column },
+    operator: condition.operator,
+    dataType: condition.dataType,
+    values,
+  }));
+}
+
+export function requireColumn(path: ResolvedPath, where: string) {
+  if (path.end.kind !== "column") fail(Codes.InvalidField, `"${path.path}" is not a value field`, where);
+  return path.end.column;
+}
+
+/** Each collection on the path becomes an any-match around the rest of the path. */
+export function wrapCollections(hops: readonly Hop[], inner: (hops: readonly Hop[]) => Predicate): Predicate {
+  const index = hops.findIndex((h) => h.kind === "collection");
+  if (index < 0) return inner(hops);
+  return {
+    kind: "exists",
+    hops: hops.slice(0, index),
+    collection: hops[index]!,
+    predicate: wrapCollections(hops.slice(index + 1), inner),
+  };
+}
+
+export function columnRef(path: ResolvedPath, where: string): ColumnRef {
+  return { kind: "column", hops: path.hops, column: requireColumn(path, where) };
+}

@@ -1,0 +1,111 @@
+// Immutable plan nodes: what a query means, with every path resolved and every value typed,
+// independent of any dialect. The SQL compilers and the in-memory evaluator read the same plan.
+import type { Aggregator, DataType, Direction, Intersection, Operator } from "../shapes/enums.js";
+import type { PageBy } from "../shapes/shapes.js";
+import type { ColumnMember, EntityModel } from "../model/entity-model.js";
+import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
+import type { TypedValue } from "../resolve/coerce-values.js";
+
+/** A column reached from the current scope through reference hops only (no fan-out). */
+export interface ColumnRef {
+  readonly kind: "column";
+  readonly hops: readonly Hop[];
+  readonly column: ColumnMember;
+}
+
+/** A path across collections reduced to one value: MIN ascending, MAX descending (2.1.5 §3.2). */
+export interface ReducedRef {
+  readonly kind: "reduced";
+  readonly fn: "min" | "max";
+  /** Reference hops before the first collection. */
+  readonly hops: readonly Hop[];
+  /** Every hop from the first collection to the column's owner (collections and references). */
+  readonly chain: readonly Hop[];
+  readonly column: ColumnMember;
+}
+
+export type ValueRef = ColumnRef | ReducedRef;
+
+export interface Comparison {
+  readonly kind: "compare";
+  readonly left: ColumnRef;
+  readonly operator: Operator;
+  readonly dataType: DataType;
+  readonly values: readonly TypedValue[];
+}
+
+/** Any-match over a collection: true when at least one element satisfies the inner predicate. */
+export interface Exists {
+  readonly kind: "exists";
+  readonly hops: readonly Hop[];
+  readonly collection: Hop;
+  readonly predicate: Predicate;
+}
+
+export interface Junction {
+  readonly kind: "and" | "or";
+  readonly items: readonly Predicate[];
+}
+
+export type Predicate = Comparison | Exists | Junction;
+
+export interface OrderKey {
+  readonly value: ValueRef;
+  readonly direction: Direction;
+}
+
+export interface FilterPlan {
+  readonly root: EntityModel;
+  readonly where: Predicate | null;
+  readonly orders: readonly OrderKey[];
+  readonly page: PageBy | null;
+  /** null: whole entities. */
+  readonly selects: readonly ResolvedPath[] | null;
+}
+
+export interface SegmentPlan {
+  readonly root: EntityModel;
+  readonly sets: readonly { readonly intersection: Intersection | null; readonly where: Predicate | null }[];
+  readonly orders: readonly OrderKey[];
+  readonly page: PageBy | null;
+  readonly selects: readonly ResolvedPath[] | null;
+}
+
+export interface GroupKey {
+  readonly value: ColumnRef;
+  /** Output name: the path with dots removed and later segments capitalised. */
+  readonly name: string;
+}
+
+export interface Aggregate {
+  readonly alias: string;
+  readonly aggregator: Aggregator;
+  /** null for Count without a field. */
+  readonly value: ColumnRef | null;
+}
+
+/** A Having comparison: the left side is a declared aggregate. */
+export interface HavingComparison {
+  readonly kind: "compare-aggregate";
+  readonly aggregate: Aggregate;
+  readonly operator: Operator;
+  readonly dataType: DataType;
+  readonly values: readonly TypedValue[];
+}
+
+export type HavingPredicate = HavingComparison | { readonly kind: "and" | "or"; readonly items: readonly HavingPredicate[] };
+
+export interface SummaryOrder {
+  readonly target: GroupKey | Aggregate;
+  readonly direction: Direction;
+}
+
+export interface SummaryPlan {
+  readonly root: EntityModel;
+  readonly where: Predicate | null;
+  readonly keys: readonly GroupKey[];
+  readonly aggregates: readonly Aggregate[];
+  readonly having: HavingPredicate | null;
+  readonly orders: readonly SummaryOrder[];
+  readonly page: PageBy | null;
+}
