@@ -1,0 +1,35 @@
+// A source is a TypeORM Repository or SelectQueryBuilder (TYPESCRIPT-API.md). Either becomes a
+// base builder whose own conditions and joins QueryLib keeps, plus the connection to run on.
+import { type ObjectLiteral, type QueryRunner, Repository, SelectQueryBuilder } from "typeorm";
+import { dialectOf } from "../compile/dialects.js";
+import { registerSqliteFunctions } from "../compile/register-functions.js";
+import { Codes, fail } from "../errors/codes.js";
+import { type EntityModel, modelOf } from "../model/entity-model.js";
+import type { Connection } from "../execute/run-sql.js";
+
+export type QuerySource<T extends ObjectLiteral> = Repository<T> | SelectQueryBuilder<T>;
+
+export interface ResolvedSource {
+  readonly base: SelectQueryBuilder<ObjectLiteral>;
+  readonly connection: Connection;
+  readonly model: EntityModel;
+}
+
+export function resolveSource<T extends ObjectLiteral>(source: QuerySource<T>): ResolvedSource {
+  let base: SelectQueryBuilder<ObjectLiteral>;
+  if (source instanceof Repository) base = source.createQueryBuilder(aliasFor(source.metadata.targetName));
+  else if (source instanceof SelectQueryBuilder) base = source as SelectQueryBuilder<ObjectLiteral>;
+  else return fail(Codes.EntityNotSupported, "the source must be a TypeORM Repository or SelectQueryBuilder");
+  const target = base.expressionMap.mainAlias?.hasMetadata ? base.expressionMap.mainAlias.metadata.target : undefined;
+  if (!target) fail(Codes.EntityNotSupported, "the query builder has no entity as its main alias");
+  const dataSource = base.connection;
+  const dialect = dialectOf(dataSource);
+  if (dialect.name === "sqlite") registerSqliteFunctions(dataSource);
+  return { base, connection: { dataSource, queryRunner: (base as unknown as { queryRunner?: QueryRunner }).queryRunner, dialect }, model: modelOf(dataSource, target as Function) };
+}
+
+/** The root alias of builders QueryLib creates: the entity's name in lower camel case. */
+const aliasFor = (name: string) => {
+  const alias = name.charAt(0).toLowerCase() + name.slice(1);
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(alias) ? alias : "root";
+};

@@ -1,0 +1,149 @@
+// Predicate → SQL text. Values only ever become placeholders. SQL's three-valued logic gives
+// 2.1.5's null guard for free: a comparison with NULL is never true, negated or not.
+import { DataType, Operator as Op } from "../shapes/enums.js";
+import type { ColumnMember } from "../model/entity-model.js";
+import type { TypedValue } from "../resolve/coerce-values.js";
+import type { Comparison, Predicate } from "../plan/nodes.js";
+import { isCaseInsensitive } from "../plan/operator-rules.js";
+import { Scope, collectionFrom, columnMetadataOf } from "./sql-writer.js";
+
+export function compilePredicate(scope: Scope, predicate: Predicate): string {
+  switch (predicate.kind) {
+    case "and":
+    case "or":
+      return `(${predicate.items.map((p) => compilePredicate(scope, p)).join(predicate.kind === "and" ? " AND " : " OR ")})`;
+    case "exists": {
+      const writer = scope.writer;
+      const parent = scope.aliasAt(predicate.hops);
+      const child = writer.nextAlias();
+      const { from, correlate } = collectionFrom(writer, predicate.collection, parent, child);
+      const inner = new Scope(writer, child, predicate.collection.to);
+      const condition = compilePredicate(inner, predicate.predicate);
+      return `EXISTS (SELECT 1 FROM ${from}${inner.joinSql()} WHERE ${correlate} AND ${condition})`;
+    }
+    case "compare":
+      return compileComparison(scope, predicate);
+  }
+}
+
+/** What a test needs of a comparison: the operator, the DataType and the typed values. */
+export type Test = Pick<Comparison, "operator" | "dataType" | "values">;
+
+function compileComparison(scope: Scope, c: Comparison): string {
+  const expr = scope.writer.column(scope.aliasAt(c.left.hops), columnMetadataOf(c.left.column));
+  return compileTest(scope, expr, c.left.column, c);
+}
+
+/**
+ * A test of one expression (a column, or an aggregate in HAVING) against typed values.
+ * `column` carries the field's kind and, for real columns, how TypeORM stores values.
+ */
+export function compileTest(scope: Scope, expr: string, column: ColumnMember, c: Test): string {
+  const writer = scope.writer;
+  if (c.operator === Op.IsNull) return `${expr} IS NULL`;
+  if (c.operator === Op.IsNotNull) return `${expr} IS NOT NULL`;
+  switch (c.dataType) {
+    case DataType.Text:
+    case DataType.Enum:
+      return compileText(scope, expr, c);
+    case DataType.Guid: {
+      const native = column.fieldKind === "uuid" && writer.dialect.name === "postgres";
+      return compileOrdered(scope, native ? expr : `lower(${expr})`, c.operator, c.values.map((v) => encode(scope, column, v)));
+    }
+    case DataType.Number:
+      return compileOrdered(scope, expr, c.operator, c.values.map((v) => v), numericPlaceholder(scope, column));
+    case DataType.Boolean:
+      return compileOrdered(scope, expr, c.operator, c.values.map((v) => encode(scope, column, v)));
+    case DataType.DateTime:
+    case DataType.Date: {
+      // A date column always compares calendar dates; a Date condition reduces the column to one.
+      const calendar = c.dataType === DataType.Date || column.fieldKind === "date";
+      const left = calendar && column.fieldKind !== "date" ? scope.writer.dialect.calendarDate(expr) : expr;
+      const values = c.values.map((v) => (calendar ? calendarOf(v) : encode(scope, column, v)));
+      return compileOrdered(scope, left, c.operator, values);
+    }
+  }
+}
+
+const calendarOf = (value: TypedValue): string => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
+
+/** The driver value TypeORM itself would have stored for this column (dates, booleans). */
+function encode(scope: Scope, column: ColumnMember, value: TypedValue): unknown {
+  if ((value instanceof Date || typeof value === "boolean") && column.column) {
+    const driver = scope.model.metadata!.connection.driver;
+    return driver.preparePersistentValue(value, { ...columnMetadataOf(column), transformer: undefined } as never);
+  }
+  return value;
+}
+
+/** PostgreSQL infers a parameter's type from the column: a fraction against an integer column needs a cast. */
+function numericPlaceholder(scope: Scope, column: ColumnMember) {
+  // Aggregates (no column) may be bigint or numeric: a cast keeps fractions comparable.
+  const integer = scope.writer.dialect.name === "postgres" && (!column.column || /int/i.test(String(column.column.type)));
+  return (value: unknown) => {
+    const placeholder = scope.writer.param(value);
+    return integer && !Number.isInteger(value) ? `CAST(${placeholder} AS numeric)` : placeholder;
+  };
+}
+
+function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unknown[], placeholder = (v: unknown) => scope.writer.param(v)): string {
+  const p = (i: number) => placeholder(values[i]);
+  switch (op) {
+    case Op.Equal: return `${left} = ${p(0)}`;
+    case Op.NotEqual: return `${left} <> ${p(0)}`;
+    case Op.GreaterThan: return `${left} > ${p(0)}`;
+    case Op.GreaterThanOrEqual: return `${left} >= ${p(0)}`;
+    case Op.LessThan: return `${left} < ${p(0)}`;
+    case Op.LessThanOrEqual: return `${left} <= ${p(0)}`;
+    case Op.Between: return `(${left} >= ${p(0)} AND ${left} <= ${p(1)})`;
+    case Op.NotBetween: return `(${left} < ${p(0)} OR ${left} > ${p(1)})`;
+    case Op.In: return `${left} IN (${values.map((_, i) => p(i)).join(", ")})`;
+    case Op.NotIn: return `${left} NOT IN (${values.map((_, i) => p(i)).join(", ")})`;
+    default: throw new Error(`internal: ${op} is not an ordered comparison`);
+  }
+}
+
+const likeEscape = (text: string) => text.replace(/[!%_]/g, (ch) => `!${ch}`);
+
+function compileText(scope: Scope, expr: string, c: Test): string {
+  const { dialect } = scope.writer;
+  const param = (v: unknown) => scope.writer.param(v);
+  const values = c.values as string[];
+  const op = c.operator;
+  const insensitive = isCaseInsensitive(op);
+  const negated = op.includes("Not");
+  const base = op.replace(/^I(?=[A-Z])/, "").replace("Not", "") as Op; // Equal, Contains, StartsWith, EndsWith, In
+  const exact = dialect.exact;
+
+  if (base === Op.Equal || base === Op.In) {
+    const cmp = base === Op.Equal ? (negated ? "<>" : "=") : negated ? "NOT IN" : "IN";
+    const list = (wrap: (p: string) => string) => {
+      const items = values.map((v) => wrap(param(v)));
+      return base === Op.Equal ? items[0]! : `(${items.join(", ")})`;
+    };
+    if (insensitive) return `${exact(dialect.lower(expr))} ${cmp} ${list((p) => exact(dialect.lower(p)))}`;
+    // MySQL: the plain comparison (index-friendly, a superset) narrows, the byte comparison decides.
+    const prefilter = dialect.name === "mysql" && !negated ? `${expr} ${cmp} ${list((p) => p)} AND ` : "";
+    const test = `${exact(expr)} ${cmp} ${list((p) => exact(p))}`;
+    return prefilter ? `(${prefilter}${test})` : test;
+  }
+
+  // Contains, StartsWith, EndsWith and their negations.
+  const needle = values[0]!;
+  if (needle === "") return negated ? "1 = 0" : `${expr} IS NOT NULL`;
+  const pattern = base === Op.Contains ? `%${likeEscape(needle)}%` : base === Op.StartsWith ? `${likeEscape(needle)}%` : `%${likeEscape(needle)}`;
+  const not = negated ? "NOT " : "";
+  if (insensitive) return `${not}${exact(dialect.lower(expr))} LIKE ${exact(dialect.lower(param(pattern)))} ESCAPE '!'`;
+  if (dialect.name === "sqlite") {
+    // SQLite's LIKE ignores ASCII case: test positions instead (instr/substr are exact).
+    const test = base === Op.Contains
+      ? `instr(${expr}, ${param(needle)}) > 0`
+      : base === Op.StartsWith
+        ? `substr(${expr}, 1, ${dialect.length(param(needle))}) = ${param(needle)}`
+        : `substr(${expr}, -${dialect.length(param(needle))}) = ${param(needle)}`;
+    return negated ? `NOT (${test})` : test;
+  }
+  const like = `${exact(expr)} ${not}LIKE ${exact(param(pattern))} ESCAPE '!'`;
+  if (dialect.name === "mysql" && !negated && base === Op.StartsWith) return `(${expr} LIKE ${param(pattern)} ESCAPE '!' AND ${like})`;
+  return like;
+}

@@ -1,0 +1,70 @@
+// Summary plan → one grouped statement (keys, aggregates, HAVING, order, page) and one COUNT
+// of the groups over the same text.
+import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
+import { Aggregator, Direction } from "../shapes/enums.js";
+import type { Aggregate, HavingPredicate, SummaryPlan } from "../plan/nodes.js";
+import { aggregateKind } from "../plan/build-summary.js";
+import { compileTest } from "./compile-predicate.js";
+import { addOrderTerm, applyWhere, compileWhere, sortableColumn } from "./compile-filter.js";
+import type { SqlDialect } from "./dialects.js";
+import { Scope, SqlWriter, columnMetadataOf } from "./sql-writer.js";
+
+export interface CompiledSummary {
+  readonly data: SelectQueryBuilder<ObjectLiteral>;
+  readonly count: string;
+  readonly countParameters: Record<string, unknown>;
+}
+
+export function aggregateExpression(scope: Scope, a: Aggregate): string {
+  const { dialect } = scope.writer;
+  const column = a.value ? sortableColumn(scope, a.value.hops, a.value.column) : "*";
+  switch (a.aggregator) {
+    case Aggregator.Count: return "COUNT(*)";
+    case Aggregator.CountDistinct: return `COUNT(DISTINCT ${column})`;
+    case Aggregator.Sumation: return `SUM(${column})`;
+    // A double on every dialect (MySQL would round a decimal average to 4 places).
+    case Aggregator.Average: return `AVG(${dialect.name === "sqlite" ? column : `CAST(${column} AS ${dialect.name === "postgres" ? "double precision" : "DOUBLE"})`})`;
+    case Aggregator.Minimum:
+    case Aggregator.FirstOrDefault: return `MIN(${column})`;
+    case Aggregator.Maximum:
+    case Aggregator.LastOrDefault: return `MAX(${column})`;
+  }
+}
+
+function compileHaving(scope: Scope, having: HavingPredicate): string {
+  if (having.kind !== "compare-aggregate") {
+    return `(${having.items.map((h) => compileHaving(scope, h)).join(having.kind === "and" ? " AND " : " OR ")})`;
+  }
+  const a = having.aggregate;
+  const member = a.value && a.aggregator !== Aggregator.Count && a.aggregator !== Aggregator.CountDistinct && a.aggregator !== Aggregator.Sumation && a.aggregator !== Aggregator.Average
+    ? a.value.column
+    : { kind: "column" as const, name: a.alias, propertyPath: a.alias, fieldKind: aggregateKind(a), nullable: true, enumDefinition: null, column: null };
+  return compileTest(scope, aggregateExpression(scope, a), member, having);
+}
+
+export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: SummaryPlan): CompiledSummary {
+  const writer = new SqlWriter(dialect);
+  const { scope, text } = compileWhere(writer, base.alias, plan.root, plan.where);
+  const keyExpressions = plan.keys.map((k) => writer.column(scope.aliasAt(k.value.hops), columnMetadataOf(k.value.column)));
+  const keyOrderTerms = plan.keys.map((k) => sortableColumn(scope, k.value.hops, k.value.column));
+  const aggregateExpressions = plan.aggregates.map((a) => aggregateExpression(scope, a));
+  const having = plan.having ? compileHaving(scope, plan.having) : null;
+
+  const data = base.clone().select([]).orderBy();
+  keyExpressions.forEach((expr, i) => data.addSelect(expr, `k${i}`));
+  aggregateExpressions.forEach((expr, i) => data.addSelect(expr, `a${i}`));
+  data.groupBy(keyExpressions.join(", "));
+  if (having) data.having(having);
+  const orderTerms = [
+    ...plan.orders.map((o) => ({ expr: "alias" in o.target ? aggregateExpressions[plan.aggregates.indexOf(o.target)]! : keyOrderTerms[plan.keys.indexOf(o.target)]!, direction: o.direction })),
+    // Groups are unique by their keys: ordering by every key last makes pages deterministic.
+    ...keyOrderTerms.map((expr) => ({ expr, direction: Direction.Ascending })),
+  ];
+  for (const { expr, direction } of orderTerms) addOrderTerm(data, dialect, expr, direction, true);
+  applyWhere(data, text, scope.joinList(), writer);
+
+  const grouped = base.clone().select("1", "ql_one").orderBy().groupBy(keyExpressions.join(", "));
+  if (having) grouped.having(having);
+  applyWhere(grouped, text, scope.joinList(), writer);
+  return { data, count: `SELECT COUNT(*) AS ${writer.ref("ql_count")} FROM (${grouped.getQuery()}) ${writer.ref("ql_groups")}`, countParameters: grouped.getParameters() };
+}

@@ -1,0 +1,59 @@
+// What a query reads and how rows become objects: a tree of nodes, one per entity reached.
+// Reference nodes read through joins of the main statement; collection nodes are loaded by
+// one more statement per collection level, keyed by their parents' keys (no join fan-out).
+import type { ColumnMember, EntityModel, MemberScope } from "../model/entity-model.js";
+import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
+
+export interface ProjectedColumn {
+  readonly member: ColumnMember;
+  /** Result column alias; hidden columns (keys) are read but not returned unless selected. */
+  alias: string;
+  readonly hidden: boolean;
+}
+
+export class ProjectionNode {
+  whole = false;
+  readonly explicit = new Map<string, ColumnMember>();
+  readonly references = new Map<string, { hop: Hop; node: ProjectionNode }>();
+  readonly collections = new Map<string, { hop: Hop; node: ProjectionNode }>();
+  /** Filled by the compiler: every column read for this node, including hidden keys. */
+  columns: ProjectedColumn[] = [];
+
+  constructor(readonly model: EntityModel) {}
+
+  child(hop: Hop): ProjectionNode {
+    const map = hop.kind === "reference" ? this.references : this.collections;
+    let entry = map.get(hop.member.name);
+    if (!entry) map.set(hop.member.name, (entry = { hop, node: new ProjectionNode(hop.to) }));
+    return entry.node;
+  }
+
+  /** Columns returned to the caller: explicit selections win over a whole-object request (2.1.5). */
+  visibleColumns(): ColumnMember[] {
+    if (this.explicit.size > 0) return [...this.explicit.values()];
+    return this.whole ? allColumns(this.model.scope) : [];
+  }
+}
+
+export function allColumns(scope: MemberScope): ColumnMember[] {
+  return scope.all().flatMap((m) => (m.kind === "column" ? [m] : m.kind === "embedded" ? allColumns(m.scope) : []));
+}
+
+/** The projection tree of a select list; no list means the whole root entity, without relations. */
+export function buildProjection(root: EntityModel, selects: readonly ResolvedPath[] | null): ProjectionNode {
+  const top = new ProjectionNode(root);
+  if (!selects) {
+    top.whole = true;
+    return top;
+  }
+  for (const path of selects) {
+    let node = top;
+    for (const hop of path.hops) node = node.child(hop);
+    const end = path.end;
+    if (end.kind === "column") node.explicit.set(end.column.propertyPath, end.column);
+    else if (end.kind === "embedded") {
+      for (const column of allColumns(end.embedded.scope)) node.explicit.set(column.propertyPath, column);
+    } else node.child(end.hop).whole = true;
+  }
+  return top;
+}

@@ -1,0 +1,14 @@
+// SQLite has no Unicode-aware lower(); QueryLib registers one deterministic function on the
+// better-sqlite3 connection the first time it queries a DataSource.
+import type { DataSource } from "typeorm";
+
+const registered = new WeakSet<object>();
+
+export function registerSqliteFunctions(dataSource: DataSource): void {
+  const connection = (dataSource.driver as { databaseConnection?: { function?: Function } }).databaseConnection;
+  if (!connection || registered.has(connection) || typeof connection.function !== "function") return;
+  connection.function.call(connection, "ql_lower", { deterministic: true }, (value: unknown) =>
+    typeof value === "string" ? value.toLowerCase() : value,
+  );
+  registered.add(connection);
+}

@@ -1,0 +1,143 @@
+// Collects bound parameters and table aliases for one statement, and writes joins from
+// relation metadata. Identifiers come only from TypeORM metadata; values only become
+// placeholders.
+import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
+import type { EntityMetadata } from "typeorm";
+import type { RelationMetadata } from "typeorm/metadata/RelationMetadata.js";
+import type { ColumnMember, EntityModel } from "../model/entity-model.js";
+import type { Hop } from "../resolve/resolved-path.js";
+import type { SqlDialect } from "./dialects.js";
+import { Codes, fail } from "../errors/codes.js";
+
+export class SqlWriter {
+  /** Named parameters (`:ql_0`, …); positions are assigned when the statement is finished. */
+  readonly params: Record<string, unknown> = {};
+  private paramCount = 0;
+  private aliasCount = 0;
+
+  constructor(readonly dialect: SqlDialect) {}
+
+  param(value: unknown): string {
+    const name = `ql_${this.paramCount++}`;
+    // TypeORM writes numbers into SQLite's SQL text when it binds a builder's parameters;
+    // bound as text and cast back, a number stays a parameter however the builder is run.
+    if (typeof value === "number" && this.dialect.name === "sqlite") {
+      this.params[name] = String(value);
+      return `CAST(:${name} AS NUMERIC)`;
+    }
+    this.params[name] = value;
+    return `:${name}`;
+  }
+
+  /** Table aliases of QueryLib's own joins and subqueries; never taken from the request. */
+  nextAlias(): string {
+    return `ql${this.aliasCount++}`;
+  }
+
+  ref(alias: string): string {
+    return this.dialect.quote(alias);
+  }
+
+  table(metadata: EntityMetadata): string {
+    return metadata.tablePath.split(".").map((part) => this.dialect.quote(part)).join(".");
+  }
+
+  column(alias: string, column: ColumnMetadata): string {
+    return `${this.ref(alias)}.${this.dialect.quote(column.databaseName)}`;
+  }
+}
+
+export const metadataOf = (model: EntityModel): EntityMetadata =>
+  model.metadata ?? fail(Codes.EntityNotSupported, `${model.name} has no DataSource metadata`);
+
+export const columnMetadataOf = (member: ColumnMember): ColumnMetadata =>
+  member.column ?? fail(Codes.EntityNotSupported, `${member.name} has no DataSource metadata`);
+
+const relationOf = (hop: Hop): RelationMetadata => hop.member.relation ?? fail(Codes.EntityNotSupported, `${hop.member.name} has no DataSource metadata`);
+
+/**
+ * A FROM scope: one entity under an alias, plus the LEFT JOINs its reference hops needed.
+ * Reference joins never multiply rows, so they are safe in the main query and in counts.
+ */
+export interface ScopeJoin {
+  readonly alias: string;
+  readonly metadata: EntityMetadata;
+  readonly on: string;
+}
+
+export class Scope {
+  private readonly joins = new Map<string, ScopeJoin>();
+
+  constructor(readonly writer: SqlWriter, readonly alias: string, readonly model: EntityModel) {}
+
+  /** Alias of the entity reached by following reference hops from this scope, joining as needed. */
+  aliasAt(hops: readonly Hop[]): string {
+    let alias = this.alias;
+    let key = "";
+    for (const hop of hops) {
+      if (hop.kind !== "reference") throw new Error("internal: collection hop inside a scope");
+      key += `.${hop.member.name}`;
+      let join = this.joins.get(key);
+      if (!join) {
+        const next = this.writer.nextAlias();
+        join = { alias: next, metadata: metadataOf(hop.to), on: referenceOn(this.writer, hop, alias, next) };
+        this.joins.set(key, join);
+      }
+      alias = join.alias;
+    }
+    return alias;
+  }
+
+  /** The joins made so far, in the order they were needed (a join may use an earlier alias). */
+  joinList(): ScopeJoin[] {
+    return [...this.joins.values()];
+  }
+
+  /** Join text for a subquery this scope is the FROM of. */
+  joinSql(): string {
+    return this.joinList()
+      .map((j) => ` LEFT JOIN ${this.writer.table(j.metadata)} ${this.writer.ref(j.alias)} ON ${j.on}`)
+      .join("");
+  }
+}
+
+/** ON condition joining a reference target (alias `to`) to its parent (alias `from`). */
+export function referenceOn(writer: SqlWriter, hop: Hop, from: string, to: string): string {
+  const relation = relationOf(hop);
+  if (relation.isOwning) {
+    return relation.joinColumns.map((jc) => `${writer.column(to, jc.referencedColumn!)} = ${writer.column(from, jc)}`).join(" AND ");
+  }
+  const inverse = relation.inverseRelation!;
+  return inverse.joinColumns.map((jc) => `${writer.column(to, jc)} = ${writer.column(from, jc.referencedColumn!)}`).join(" AND ");
+}
+
+/**
+ * FROM clause of a collection's elements (alias `child`) and the condition tying them to the
+ * parent row (alias `parent`), for EXISTS tests and reduced order keys.
+ */
+export function collectionFrom(writer: SqlWriter, hop: Hop, parent: string, child: string): { from: string; correlate: string; parentKeys: ColumnMetadata[]; childKeys: string[] } {
+  const relation = relationOf(hop);
+  const target = writer.table(metadataOf(hop.to));
+  if (relation.isOneToMany) {
+    const joinColumns = relation.inverseRelation!.joinColumns;
+    return {
+      from: `${target} ${writer.ref(child)}`,
+      correlate: joinColumns.map((jc) => `${writer.column(child, jc)} = ${writer.column(parent, jc.referencedColumn!)}`).join(" AND "),
+      parentKeys: joinColumns.map((jc) => jc.referencedColumn!),
+      childKeys: joinColumns.map((jc) => writer.column(child, jc)),
+    };
+  }
+  // Many-to-many through the junction table; the owning side holds the join columns.
+  const owning = relation.isOwning ? relation : relation.inverseRelation!;
+  const parentSide = relation.isOwning ? owning.joinColumns : owning.inverseJoinColumns;
+  const childSide = relation.isOwning ? owning.inverseJoinColumns : owning.joinColumns;
+  const junction = writer.nextAlias();
+  return {
+    from: `${target} ${writer.ref(child)} INNER JOIN ${writer.table(owning.junctionEntityMetadata!)} ${writer.ref(junction)} ON ${childSide
+      .map((jc) => `${writer.column(junction, jc)} = ${writer.column(child, jc.referencedColumn!)}`)
+      .join(" AND ")}`,
+    correlate: parentSide.map((jc) => `${writer.column(junction, jc)} = ${writer.column(parent, jc.referencedColumn!)}`).join(" AND "),
+    parentKeys: parentSide.map((jc) => jc.referencedColumn!),
+    childKeys: parentSide.map((jc) => writer.column(junction, jc)),
+  };
+}

@@ -1,0 +1,13 @@
+// querylib: shapes, enums, parsing, validation and the query functions.
+import "reflect-metadata";
+
+export * from "./shapes/enums.js";
+export type * from "./shapes/shapes.js";
+export type { FilterResult, SegmentResult, SummaryResult } from "./shapes/results.js";
+export { LogicException } from "./errors/logic-exception.js";
+export { Codes as ValidationCodes } from "./errors/codes.js";
+export {
+  parseCondition, parseConditionGroup, parseFilter, parseSegment, parseSummary, parseGroupBy, parseOrderBy, parsePageBy,
+} from "./parse/parse-shapes.js";
+export type { QuerySource } from "./api/source.js";
+export { toListAsync, toListAsyncDynamic } from "./api/to-list-async.js";
