@@ -1,0 +1,154 @@
+// Opens the test databases (SQLite in memory, PostgreSQL, MariaDB) with the shared domain schema
+// and caches one seeded DataSource per dialect for the whole mocha process.
+import "reflect-metadata";
+import { DataSource, type DataSourceOptions, type MixedList } from "typeorm";
+import { domainEntities } from "../domain/entities.js";
+import { generateDomain, insertDomain, type DomainData } from "../domain/seed.js";
+
+export type Dialect = "sqlite" | "postgres" | "mariadb";
+export const dialects: Dialect[] = ["sqlite", "postgres", "mariadb"];
+
+type Entities = MixedList<Function | string>;
+
+/** Raised when a database server cannot be reached (as opposed to failing once connected). */
+export class ServiceUnavailableError extends Error {
+  constructor(
+    readonly dialect: Dialect,
+    cause: unknown,
+  ) {
+    super(`${dialect} is not reachable (${reason(cause)})`, { cause });
+    this.name = "ServiceUnavailableError";
+  }
+}
+
+/** Fail fast instead of hanging the suite when a server is down or firewalled. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Every DataSource opened here, so closeAll() can release pools and let mocha exit. */
+const opened = new Set<DataSource>();
+const seeded = new Map<Dialect, Promise<DataSource>>();
+let data: DomainData | undefined;
+
+function connectionOptions(dialect: Dialect): DataSourceOptions {
+  switch (dialect) {
+    case "sqlite":
+      return { type: "better-sqlite3", database: ":memory:" };
+    case "postgres": {
+      const url = process.env.QL_PG_URL;
+      return {
+        type: "postgres",
+        ...(url ? { url } : { host: "127.0.0.1", port: 5432, username: "postgres", database: "test" }),
+        connectTimeoutMS: CONNECT_TIMEOUT_MS,
+      };
+    }
+    case "mariadb": {
+      const url = process.env.QL_MARIADB_URL;
+      return {
+        type: "mariadb",
+        ...(url ? { url } : { host: "127.0.0.1", port: 3306, username: "root", password: "", database: "test" }),
+        // The domain has Greek and Cyrillic text; make the connection character set explicit.
+        charset: "utf8mb4",
+        connectTimeout: CONNECT_TIMEOUT_MS,
+      };
+    }
+  }
+}
+
+/**
+ * Opens a fresh DataSource with the schema dropped and re-created. PostgreSQL and MariaDB share
+ * one `test` database per server, so opening a dialect again wipes tables another DataSource of
+ * the same dialect is using.
+ */
+export async function openDatabase(dialect: Dialect, entities: Entities = domainEntities): Promise<DataSource> {
+  const dataSource = new DataSource({
+    ...connectionOptions(dialect),
+    entities,
+    synchronize: true,
+    dropSchema: true,
+    logging: false,
+  });
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    throw isUnreachable(error) ? new ServiceUnavailableError(dialect, error) : error;
+  }
+  opened.add(dataSource);
+  return dataSource;
+}
+
+/** The generated domain (default size), generated once and shared by all targets. */
+export function seededData(): DomainData {
+  data ??= generateDomain();
+  return data;
+}
+
+/**
+ * One DataSource per dialect holding seededData(), opened and seeded on first use. A failure is
+ * cached too, so an unreachable server costs one connection attempt per process.
+ */
+export function seededDatabase(dialect: Dialect): Promise<DataSource> {
+  let pending = seeded.get(dialect);
+  if (!pending) {
+    pending = openAndSeed(dialect);
+    seeded.set(dialect, pending);
+  }
+  return pending;
+}
+
+async function openAndSeed(dialect: Dialect): Promise<DataSource> {
+  const dataSource = await openDatabase(dialect);
+  await insertDomain(dataSource, seededData());
+  return dataSource;
+}
+
+export async function closeAll(): Promise<void> {
+  const closing = [...opened].filter((dataSource) => dataSource.isInitialized).map((dataSource) => dataSource.destroy());
+  opened.clear();
+  seeded.clear();
+  await Promise.all(closing);
+}
+
+/** Skip reasons already printed: one line per unreachable server, not one per suite. */
+const reportedSkips = new Set<string>();
+
+/**
+ * For a mocha hook or test: marks it pending when the error is an unreachable service and this is
+ * not a CI run; otherwise rethrows. On CI a missing service must fail the run, not hide tests.
+ * Mocha's skip() takes no reason, so the reason is printed to stderr once.
+ */
+export function skipIfUnavailable(context: Mocha.Context, error: unknown): never {
+  if (error instanceof ServiceUnavailableError && process.env.CI !== "true") {
+    if (!reportedSkips.has(error.message)) {
+      reportedSkips.add(error.message);
+      console.warn(`[skipped] ${error.message}: its tests are pending (with CI=true they fail)`);
+    }
+    context.skip();
+  }
+  throw error;
+}
+
+/** Network-level failures only: a server that answers with an SQL error is a real failure. */
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+]);
+
+function isUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
+  // pg has no code for its connect timeout: it ends the socket and reports only a message.
+  if (/connection terminated unexpectedly|timeout.*connect/i.test(error.message)) return true;
+  // Node's happy-eyeballs connect wraps one error per address in an AggregateError.
+  return error instanceof AggregateError && error.errors.some(isUnreachable);
+}
+
+function reason(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reason(error.errors[0]);
+  return error instanceof Error ? error.message || String((error as { code?: unknown }).code) : String(error);
+}
