@@ -11,3 +11,4 @@ export {
 } from "./parse/parse-shapes.js";
 export type { QuerySource } from "./api/source.js";
 export { toListAsync, toListAsyncDynamic } from "./api/to-list-async.js";
+export { toList, toListDynamic, inMemory } from "./api/to-list.js";

@@ -8,6 +8,7 @@ import { compileTest } from "./compile-predicate.js";
 import { addOrderTerm, applyWhere, compileWhere, sortableColumn } from "./compile-filter.js";
 import type { SqlDialect } from "./dialects.js";
 import { Scope, SqlWriter, columnMetadataOf } from "./sql-writer.js";
+import type { ColumnMember } from "../model/entity-model.js";
 
 export interface CompiledSummary {
   readonly data: SelectQueryBuilder<ObjectLiteral>;
@@ -15,9 +16,20 @@ export interface CompiledSummary {
   readonly countParameters: Record<string, unknown>;
 }
 
+/** MySQL's default collations would merge "alice" and "Alice": text groups and extremes compare bytes there. */
+const exactText = (scope: Scope, member: ColumnMember) =>
+  scope.writer.dialect.name === "mysql" && (member.fieldKind === "text" || member.fieldKind === "enum" || member.fieldKind === "uuid");
+
 export function aggregateExpression(scope: Scope, a: Aggregate): string {
   const { dialect } = scope.writer;
   const column = a.value ? sortableColumn(scope, a.value.hops, a.value.column) : "*";
+  if (a.value && exactText(scope, a.value.column)) {
+    if (a.aggregator === Aggregator.CountDistinct) return `COUNT(DISTINCT ${dialect.exact(column)})`;
+    if (a.aggregator !== Aggregator.Count) {
+      const fn = a.aggregator === Aggregator.Minimum || a.aggregator === Aggregator.FirstOrDefault ? "MIN" : "MAX";
+      return `CONVERT(${fn}(${dialect.exact(column)}) USING utf8mb4)`;
+    }
+  }
   switch (a.aggregator) {
     case Aggregator.Count: return "COUNT(*)";
     case Aggregator.CountDistinct: return `COUNT(DISTINCT ${column})`;
@@ -45,15 +57,19 @@ function compileHaving(scope: Scope, having: HavingPredicate): string {
 export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: SummaryPlan): CompiledSummary {
   const writer = new SqlWriter(dialect);
   const { scope, text } = compileWhere(writer, base.alias, plan.root, plan.where);
-  const keyExpressions = plan.keys.map((k) => writer.column(scope.aliasAt(k.value.hops), columnMetadataOf(k.value.column)));
-  const keyOrderTerms = plan.keys.map((k) => sortableColumn(scope, k.value.hops, k.value.column));
+  const keyColumns = plan.keys.map((k) => writer.column(scope.aliasAt(k.value.hops), columnMetadataOf(k.value.column)));
+  const exactKeys = plan.keys.map((k) => exactText(scope, k.value.column));
+  // Grouped by bytes on MySQL; every row of such a group holds the same text, so MIN reads it back.
+  const groupTerms = keyColumns.map((c, i) => (exactKeys[i] ? dialect.exact(c) : c));
+  const keyExpressions = keyColumns.map((c, i) => (exactKeys[i] ? `MIN(${c})` : c));
+  const keyOrderTerms = plan.keys.map((k, i) => (exactKeys[i] ? `MIN(${sortableColumn(scope, k.value.hops, k.value.column)})` : sortableColumn(scope, k.value.hops, k.value.column)));
   const aggregateExpressions = plan.aggregates.map((a) => aggregateExpression(scope, a));
   const having = plan.having ? compileHaving(scope, plan.having) : null;
 
   const data = base.clone().select([]).orderBy();
   keyExpressions.forEach((expr, i) => data.addSelect(expr, `k${i}`));
   aggregateExpressions.forEach((expr, i) => data.addSelect(expr, `a${i}`));
-  data.groupBy(keyExpressions.join(", "));
+  data.groupBy(groupTerms.join(", "));
   if (having) data.having(having);
   const orderTerms = [
     ...plan.orders.map((o) => ({ expr: "alias" in o.target ? aggregateExpressions[plan.aggregates.indexOf(o.target)]! : keyOrderTerms[plan.keys.indexOf(o.target)]!, direction: o.direction })),
@@ -63,7 +79,7 @@ export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect:
   for (const { expr, direction } of orderTerms) addOrderTerm(data, dialect, expr, direction, true);
   applyWhere(data, text, scope.joinList(), writer);
 
-  const grouped = base.clone().select("1", "ql_one").orderBy().groupBy(keyExpressions.join(", "));
+  const grouped = base.clone().select("1", "ql_one").orderBy().groupBy(groupTerms.join(", "));
   if (having) grouped.having(having);
   applyWhere(grouped, text, scope.joinList(), writer);
   return { data, count: `SELECT COUNT(*) AS ${writer.ref("ql_count")} FROM (${grouped.getQuery()}) ${writer.ref("ql_groups")}`, countParameters: grouped.getParameters() };

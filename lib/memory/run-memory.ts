@@ -1,0 +1,176 @@
+// Filter, Segment and Summary over in-memory arrays, from the same plans the databases run:
+// the same rows, order, pages and totals.
+import { Aggregator, Direction, Intersection } from "../shapes/enums.js";
+import type { EntityModel } from "../model/entity-model.js";
+import type { Aggregate, FilterPlan, HavingPredicate, OrderKey, SegmentPlan, SummaryPlan, ValueRef } from "../plan/nodes.js";
+import { ProjectionNode, buildProjection } from "../compile/projection.js";
+import { primaryKeyOrder } from "../compile/compile-filter.js";
+import { aggregateKind } from "../plan/build-summary.js";
+import { type FilterResult, type SummaryResult, pageCountOf } from "../shapes/results.js";
+import type { PageBy } from "../shapes/shapes.js";
+import { matches, test } from "./evaluate-predicate.js";
+import { type Row, type TextComparer, compareNullable, compareText, compareValues, follow, normalize, readColumn } from "./values.js";
+
+export interface MemoryOptions {
+  /** How text sorts; code-point order (SQLite's and PostgreSQL's C collation) by default. */
+  readonly textCompare?: TextComparer;
+}
+
+const inMemoryQueryString = "-- evaluated in memory; no SQL";
+
+function sortKey(row: Row, value: ValueRef): unknown {
+  if (value.kind === "column") return normalizedText(readColumn(follow(row, value.hops), value.column), value.column);
+  // Every element reached through the chain; MIN ascending, MAX descending, null when none.
+  let frontier: Row[] = [follow(row, value.hops)].filter((r): r is Row => r !== null);
+  for (const hop of value.chain) {
+    frontier = frontier.flatMap((r) => {
+      const next = r[hop.member.name];
+      if (hop.kind === "collection") return Array.isArray(next) ? (next as Row[]) : [];
+      return next === null || next === undefined ? [] : [next as Row];
+    });
+  }
+  const values = frontier.map((r) => normalizedText(readColumn(r, value.column), value.column)).filter((v) => v !== null);
+  if (values.length === 0) return null;
+  return values.reduce((best, v) => (compareValues(v, best) * (value.fn === "min" ? 1 : -1) < 0 ? v : best));
+}
+
+const normalizedText = (raw: unknown, column: ValueRef["column"]) => normalize(raw, column) ?? null;
+
+function sortRows(rows: Row[], keys: readonly OrderKey[], options: MemoryOptions): Row[] {
+  const decorated = rows.map((row) => ({ row, keys: keys.map((k) => sortKey(row, k.value)) }));
+  decorated.sort((a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const order = compareNullable(a.keys[i], b.keys[i], keys[i]!.direction === Direction.Descending, options.textCompare);
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
+  return decorated.map((d) => d.row);
+}
+
+function pageOf<T>(rows: T[], page: PageBy | null): T[] {
+  return page ? rows.slice((page.pageNumber - 1) * page.pageSize, page.pageNumber * page.pageSize) : rows;
+}
+
+export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}, keep?: (row: Row) => boolean): FilterResult<T> {
+  const matching = rows.filter((row) => (keep ? keep(row) : plan.where ? matches(row, plan.where) : true));
+  const ordered = sortRows(matching, [...plan.orders, ...primaryKeyOrder(plan.root)], options);
+  const projection = buildProjection(plan.root, plan.selects);
+  const data = pageOf(ordered, plan.page).map((row) => project(row, projection, typed) as T);
+  return {
+    pageNumber: plan.page?.pageNumber ?? 0,
+    pageSize: plan.page?.pageSize ?? 0,
+    pageCount: pageCountOf(matching.length, plan.page?.pageSize ?? 0),
+    totalCount: matching.length,
+    data,
+    queryString: getQueryString ? inMemoryQueryString : null,
+    policy: null,
+  };
+}
+
+/** A detached copy with only the projected members, shaped as the database path shapes it. */
+function project(row: Row, node: ProjectionNode, typed: boolean): Row {
+  const out: Row = typed ? Object.create((node.model.target as { prototype: object }).prototype) : {};
+  for (const column of node.visibleColumns()) {
+    const parts = column.propertyPath.split(".");
+    let at = out;
+    for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Row;
+    at[parts[parts.length - 1]!] = readColumn(row, column) ?? null;
+  }
+  for (const [name, { node: child }] of node.references) {
+    const target = row[name] as Row | null | undefined;
+    out[name] = target ? project(target, child, typed) : typed ? null : project({}, child, typed);
+  }
+  for (const [name, { node: child }] of node.collections) {
+    const elements = Array.isArray(row[name]) ? (row[name] as Row[]) : [];
+    out[name] = sortRows([...elements], primaryKeyOrder(child.model), {}).map((e) => project(e, child, typed));
+  }
+  return out;
+}
+
+const keyOf = (model: EntityModel, row: Row) => model.primaryKeys.map((k) => String(readColumn(row, k))).join("\u0000");
+
+export function runSegmentInMemory<T>(rows: readonly Row[], plan: SegmentPlan, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> {
+  const filterPlan: FilterPlan = { root: plan.root, where: null, orders: plan.orders, page: plan.page, selects: plan.selects };
+  if (plan.sets.length === 0) return runFilterInMemory<T>(rows, filterPlan, true, getQueryString, options);
+  let keys = new Set<string>();
+  plan.sets.forEach((set, i) => {
+    const members = new Set(rows.filter((r) => (set.where ? matches(r, set.where) : true)).map((r) => keyOf(plan.root, r)));
+    if (i === 0) keys = members;
+    else if (set.intersection === Intersection.Union) members.forEach((k) => keys.add(k));
+    else if (set.intersection === Intersection.Intersect) keys = new Set([...keys].filter((k) => members.has(k)));
+    else keys = new Set([...keys].filter((k) => !members.has(k)));
+  });
+  const result = runFilterInMemory<T>(rows, filterPlan, true, getQueryString, options, (row) => keys.has(keyOf(plan.root, row)));
+  if (!plan.page) result.pageCount = 0;
+  return result;
+}
+
+function aggregateValue(a: Aggregate, group: readonly Row[]): unknown {
+  if (a.aggregator === Aggregator.Count) return group.length;
+  const values = group.map((row) => normalize(readColumn(follow(row, a.value!.hops), a.value!.column), a.value!.column)).filter((v) => v !== null && v !== undefined);
+  switch (a.aggregator) {
+    case Aggregator.CountDistinct:
+      return new Set(values.map((v) => (v instanceof Date ? v.getTime() : v))).size;
+    case Aggregator.Sumation:
+      return values.length ? (values as number[]).reduce((s, v) => s + v, 0) : null;
+    case Aggregator.Average:
+      return values.length ? (values as number[]).reduce((s, v) => s + v, 0) / values.length : null;
+    case Aggregator.Minimum:
+    case Aggregator.FirstOrDefault:
+      return values.length ? values.reduce((m, v) => (compareValues(v, m) < 0 ? v : m)) : null;
+    default:
+      return values.length ? values.reduce((m, v) => (compareValues(v, m) > 0 ? v : m)) : null;
+  }
+}
+
+function havingMatches(values: Map<Aggregate, unknown>, having: HavingPredicate): boolean {
+  if (having.kind !== "compare-aggregate") {
+    return having.kind === "and" ? having.items.every((h) => havingMatches(values, h)) : having.items.some((h) => havingMatches(values, h));
+  }
+  const a = having.aggregate;
+  const kind = aggregateKind(a);
+  const column = kind === "number" || !a.value ? { kind: "column" as const, name: a.alias, propertyPath: a.alias, fieldKind: kind, nullable: true, enumDefinition: null, column: null } : a.value.column;
+  return test(values.get(a), column, having);
+}
+
+export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQueryString: boolean, options: MemoryOptions = {}): SummaryResult {
+  const matching = rows.filter((row) => (plan.where ? matches(row, plan.where) : true));
+  const groups = new Map<string, { keys: unknown[]; rows: Row[] }>();
+  for (const row of matching) {
+    const keys = plan.keys.map((k) => normalize(readColumn(follow(row, k.value.hops), k.value.column), k.value.column) ?? null);
+    const id = JSON.stringify(keys.map((v) => (v instanceof Date ? v.getTime() : v)));
+    const group = groups.get(id);
+    if (group) group.rows.push(row);
+    else groups.set(id, { keys, rows: [row] });
+  }
+  let results = [...groups.values()].map((g) => ({ keys: g.keys, values: new Map(plan.aggregates.map((a) => [a, aggregateValue(a, g.rows)])) }));
+  if (plan.having) results = results.filter((r) => havingMatches(r.values, plan.having!));
+  const orderValue = (r: (typeof results)[number], target: SummaryPlan["orders"][number]["target"]) =>
+    "alias" in target ? r.values.get(target) : r.keys[plan.keys.indexOf(target)];
+  const terms = [...plan.orders, ...plan.keys.map((k) => ({ target: k, direction: Direction.Ascending }))];
+  results.sort((a, b) => {
+    for (const t of terms) {
+      const order = compareNullable(orderValue(a, t.target) ?? null, orderValue(b, t.target) ?? null, t.direction === Direction.Descending, options.textCompare);
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
+  const data = pageOf(results, plan.page).map((r) => {
+    const out: Row = {};
+    plan.keys.forEach((k, i) => (out[k.name] = r.keys[i]));
+    plan.aggregates.forEach((a) => (out[a.alias] = r.values.get(a) ?? null));
+    return out;
+  });
+  return {
+    pageNumber: plan.page?.pageNumber ?? 0,
+    pageSize: plan.page?.pageSize ?? 0,
+    pageCount: pageCountOf(results.length, plan.page?.pageSize ?? 0),
+    totalCount: results.length,
+    data,
+    queryString: getQueryString ? inMemoryQueryString : null,
+    policy: null,
+  };
+}
+
+export { compareText };
