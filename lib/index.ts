@@ -12,3 +12,5 @@ export {
 export type { QuerySource } from "./api/source.js";
 export { toListAsync, toListAsyncDynamic } from "./api/to-list-async.js";
 export { toList, toListDynamic, inMemory } from "./api/to-list.js";
+export { where, order, page, select, selectDynamic, filter, filterDynamic, summary, group } from "./api/query-functions.js";
+export { DynamicQuery } from "./api/dynamic-query.js";

@@ -80,7 +80,11 @@ export function sortableColumn(scope: Scope, hops: readonly Hop[], column: Value
 
 export function orderExpression(scope: Scope, value: ValueRef): string {
   const writer = scope.writer;
-  if (value.kind === "column") return sortableColumn(scope, value.hops, value.column);
+  if (value.kind === "column") {
+    // TypeORM's own `alias.property` form where possible: its skip/take paging understands it.
+    if (value.column.fieldKind !== "enum") return `${scope.aliasAt(value.hops)}.${value.column.propertyPath}`;
+    return sortableColumn(scope, value.hops, value.column);
+  }
   // A path across collections: MIN ascending / MAX descending over every element reached.
   const parent = scope.aliasAt(value.hops);
   const [first, ...rest] = value.chain as [Hop, ...Hop[]];

@@ -32,6 +32,7 @@ export const Codes = {
   InvalidEnumValue: "InvalidEnumValue",
   GroupByRequired: "SummaryMustHasGroupBy",
   EntityNotSupported: "EntityMetadataNotFound",
+  UnsupportedOnBuilder: "NotSupportedOnQueryBuilder",
 } as const;
 
 export const requiredOneValue = (operator: Operator) => `ConditionWithOperator[${operator}]MustHasOnlyOneValue`;

@@ -67,12 +67,17 @@ export interface Summary {
   readonly page?: PageBy | null;
 }
 
-/** What callers may pass: the same shapes with every member optional (defaults of 2.1.5 apply). */
+/**
+ * What callers may pass: the same shapes with every member optional (defaults of 2.1.5 apply),
+ * enums also by member name or position, as in JSON.
+ */
 export type DeepPartialShape<T> = T extends readonly (infer E)[]
   ? readonly DeepPartialShape<E>[]
   : T extends object
     ? { readonly [K in keyof T]?: DeepPartialShape<T[K]> | null }
-    : T;
+    : T extends string
+      ? string extends T ? T : T | `${T}` | number
+      : T;
 
 export type FilterInput = DeepPartialShape<Filter>;
 export type SegmentInput = DeepPartialShape<Segment>;

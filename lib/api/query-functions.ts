@@ -1,0 +1,176 @@
+// The spec's extension methods as free functions over a Repository or SelectQueryBuilder.
+// Builder-returning functions add QueryLib's fragments to a clone of the source; the untyped
+// ones return a DynamicQuery that QueryLib executes itself.
+import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
+import { applyOrders, applyWhere, compileFilter, compileWhere } from "../compile/compile-filter.js";
+import { compileSummary } from "../compile/compile-summary.js";
+import { Scope, SqlWriter } from "../compile/sql-writer.js";
+import { loadCollections } from "../execute/load-collections.js";
+import { materialize } from "../execute/materialize.js";
+import { pageParameters, pageSuffix } from "../execute/run-filter.js";
+import { runStatement, statementOf } from "../execute/run-sql.js";
+import { summaryRow } from "../execute/run-summary.js";
+import { fromJson } from "../parse/reader.js";
+import { parseCondition, parseConditionGroup, parseFilter, parseGroupBy, parseOrders, parsePageBy, parseSummary } from "../parse/parse-shapes.js";
+import { buildCondition } from "../plan/build-predicate.js";
+import { buildFilterPlan, buildOrders, buildSelects, buildWhere, checkPage } from "../plan/build-filter.js";
+import { buildSummaryPlan } from "../plan/build-summary.js";
+import type { FilterPlan } from "../plan/nodes.js";
+import type { ResolvedPath } from "../resolve/resolved-path.js";
+import type { FilterInput, OrderBy, PageBy, SummaryInput } from "../shapes/shapes.js";
+import { DynamicQuery } from "./dynamic-query.js";
+import { Codes, fail } from "../errors/codes.js";
+import { type QuerySource, type ResolvedSource, resolveSource } from "./source.js";
+import { checkUnguarded } from "./unguarded.js";
+import type { DeepPartialShape } from "../shapes/shapes.js";
+import type { Condition, ConditionGroup, GroupBy } from "../shapes/shapes.js";
+
+const resolve = <T extends ObjectLiteral>(source: QuerySource<T>): ResolvedSource => {
+  const resolved = resolveSource(source);
+  checkUnguarded(resolved.model);
+  return resolved;
+};
+
+const clone = <T extends ObjectLiteral>(resolved: ResolvedSource) => resolved.base.clone() as unknown as SelectQueryBuilder<T>;
+
+const isGroup = (value: unknown) =>
+  value !== null && typeof value === "object" && Object.keys(value).some((k) => ["conditions", "subconditiongroups", "connector"].includes(k.toLowerCase()));
+
+/** Where(Condition) / Where(ConditionGroup). */
+export function where<T extends ObjectLiteral>(source: QuerySource<T>, conditionOrGroup: DeepPartialShape<Condition> | DeepPartialShape<ConditionGroup> | string): SelectQueryBuilder<T> {
+  const input = fromJson(conditionOrGroup);
+  const resolved = resolve(source);
+  const predicate = isGroup(input)
+    ? buildWhere(resolved.model, parseConditionGroup(input))
+    : buildCondition(resolved.model, parseCondition(input), "condition");
+  const qb = clone<T>(resolved);
+  const writer = new SqlWriter(resolved.connection.dialect);
+  const { text, joins } = compileWhere(writer, qb.alias, resolved.model, predicate);
+  applyWhere(qb as never, text, joins, writer);
+  return qb;
+}
+
+/** Order(OrderBy) / Order(list of OrderBy); keys are added after the source's own order. */
+export function order<T extends ObjectLiteral>(source: QuerySource<T>, orderByOrList: DeepPartialShape<OrderBy> | readonly DeepPartialShape<OrderBy>[] | string): SelectQueryBuilder<T> {
+  const input = fromJson(orderByOrList);
+  const resolved = resolve(source);
+  const keys = buildOrders(resolved.model, parseOrders(Array.isArray(input) ? input : [input]));
+  const qb = clone<T>(resolved);
+  const writer = new SqlWriter(resolved.connection.dialect);
+  const scope = new Scope(writer, qb.alias, resolved.model);
+  applyOrders(qb as never, scope, keys);
+  applyWhere(qb as never, null, scope.joinList(), writer);
+  return qb;
+}
+
+/** Page(PageBy), as TypeORM's offset/limit. */
+export function page<T extends ObjectLiteral>(source: QuerySource<T>, pageBy: DeepPartialShape<PageBy> | string): SelectQueryBuilder<T> {
+  const resolved = resolve(source);
+  const checked = checkPage(parsePageBy(pageBy))!;
+  return clone<T>(resolved).offset((checked.pageNumber - 1) * checked.pageSize).limit(checked.pageSize);
+}
+
+/**
+ * Select(paths) as TypeORM's own partial selection, so `getMany()` hydrates entities. TypeORM
+ * needs each entity's primary key to hydrate, so the builder also selects keys.
+ */
+export function select<T extends ObjectLiteral>(source: QuerySource<T>, paths: readonly string[] | string): SelectQueryBuilder<T> {
+  const resolved = resolve(source);
+  return selectNative(clone<T>(resolved), resolved, buildSelects(resolved.model, fromJson(paths) as readonly string[]));
+}
+
+function selectNative<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, resolved: ResolvedSource, selects: readonly ResolvedPath[] | null): SelectQueryBuilder<T> {
+  if (!selects) return qb;
+  const root = qb.alias;
+  const selections = new Set<string>(resolved.model.primaryKeys.map((k) => `${root}.${k.propertyPath}`));
+  const joined = new Map<string, string>();
+  for (const path of selects) {
+    let alias = root;
+    let key = "";
+    for (const hop of path.end.kind === "relation" ? [...path.hops, path.end.hop] : path.hops) {
+      key += `.${hop.member.name}`;
+      let next = joined.get(key);
+      if (!next) {
+        next = `ql_${joined.size}`;
+        qb.leftJoin(`${alias}.${hop.member.name}`, next);
+        joined.set(key, next);
+        hop.to.primaryKeys.forEach((k) => selections.add(`${next}.${k.propertyPath}`));
+      }
+      alias = next;
+    }
+    if (path.end.kind === "column") selections.add(`${alias}.${path.end.column.propertyPath}`);
+    else if (path.end.kind === "embedded") selections.add(`${alias}.${path.end.embedded.name}`);
+    else selections.add(alias);
+  }
+  return qb.select([...selections]);
+}
+
+/** Filter(filter): where, order, page, select, in that order. */
+export function filter<T extends ObjectLiteral>(source: QuerySource<T>, filterInput: FilterInput | string): SelectQueryBuilder<T> {
+  const resolved = resolve(source);
+  const plan = buildFilterPlan(resolved.model, parseFilter(filterInput));
+  const qb = clone<T>(resolved);
+  const writer = new SqlWriter(resolved.connection.dialect);
+  const { scope, text } = compileWhere(writer, qb.alias, resolved.model, plan.where);
+  applyOrders(qb as never, scope, plan.orders);
+  applyWhere(qb as never, text, scope.joinList(), writer);
+  const selected = selectNative(qb, resolved, plan.selects);
+  const fansOut = plan.selects?.some((p) => p.hops.some((h) => h.kind === "collection") || (p.end.kind === "relation" && p.end.hop.kind === "collection"));
+  if (plan.page) {
+    const offset = (plan.page.pageNumber - 1) * plan.page.pageSize;
+    if (!fansOut) return selected.offset(offset).limit(plan.page.pageSize);
+    // Collection selections join one row per element: TypeORM's skip/take pages entities then,
+    // but it only understands `alias.property` order keys.
+    if (plan.orders.some((o) => o.value.kind === "reduced" || o.value.column.fieldKind === "enum")) {
+      fail(Codes.UnsupportedOnBuilder, "a builder cannot page collection selections ordered through a collection or by an enum; use toListAsync, which pages without joins");
+    }
+    return selected.skip(offset).take(plan.page.pageSize);
+  }
+  return selected;
+}
+
+function dynamicFilter(resolved: ResolvedSource, plan: FilterPlan): DynamicQuery {
+  const compiled = compileFilter(resolved.base, resolved.connection.dialect, plan);
+  const statement = () => statementOf(compiled.data, resolved.connection.dialect, pageSuffix(plan.page), pageParameters(plan.page));
+  const builder = plan.page ? compiled.data.clone().offset((plan.page.pageNumber - 1) * plan.page.pageSize).limit(plan.page.pageSize) : compiled.data;
+  return new DynamicQuery(builder, () => {
+    const s = statement();
+    return [s.sql, [...s.parameters]];
+  }, async () => {
+    const rows = await runStatement(resolved.connection, statement());
+    const materialized = rows.map((row) => ({ object: materialize(resolved.connection.dataSource.driver, compiled.projection, row, false), row }));
+    await loadCollections(resolved.connection, compiled.projection, materialized, false);
+    return materialized.map((m) => m.object);
+  });
+}
+
+/** SelectDynamic(paths): plain nested rows. */
+export function selectDynamic<T extends ObjectLiteral>(source: QuerySource<T>, paths: readonly string[] | string): DynamicQuery {
+  const resolved = resolve(source);
+  return dynamicFilter(resolved, { root: resolved.model, where: null, orders: [], page: null, selects: buildSelects(resolved.model, fromJson(paths) as readonly string[]) });
+}
+
+/** FilterDynamic(filter). */
+export function filterDynamic<T extends ObjectLiteral>(source: QuerySource<T>, filterInput: FilterInput | string): DynamicQuery {
+  const resolved = resolve(source);
+  return dynamicFilter(resolved, buildFilterPlan(resolved.model, parseFilter(filterInput)));
+}
+
+/** Summary(summary): keys, aggregates, having, order, page. */
+export function summary<T extends ObjectLiteral>(source: QuerySource<T>, summaryInput: SummaryInput | string): DynamicQuery {
+  const resolved = resolve(source);
+  const plan = buildSummaryPlan(resolved.model, parseSummary(summaryInput));
+  const compiled = compileSummary(resolved.base, resolved.connection.dialect, plan);
+  const statement = () => statementOf(compiled.data, resolved.connection.dialect, pageSuffix(plan.page), pageParameters(plan.page));
+  const driver = resolved.connection.dataSource.driver;
+  return new DynamicQuery(compiled.data, () => {
+    const s = statement();
+    return [s.sql, [...s.parameters]];
+  }, async () => (await runStatement(resolved.connection, statement())).map((row) => summaryRow(driver, plan, row)));
+}
+
+/** Group(groupBy): keys and aggregates only (2.1.5: no where, having, order or page). */
+export function group<T extends ObjectLiteral>(source: QuerySource<T>, groupBy: DeepPartialShape<GroupBy> | string): DynamicQuery {
+  const parsed = parseGroupBy(groupBy);
+  return summary(source, { groupBy: parsed as never });
+}
