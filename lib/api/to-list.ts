@@ -1,12 +1,10 @@
 // toList / toListDynamic on in-memory arrays: the same parse, validation and plan as the
 // database functions, evaluated on the objects. The entity class comes from the array's
 // elements, or from `inMemory(Entity, rows)` (needed for an empty array to validate paths).
-import { modelOfClass } from "../model/entity-model.js";
-import { parseFilter, parseSegment, parseSummary, shapeKindOf } from "../parse/parse-shapes.js";
-import { buildFilterPlan, buildSegmentPlan } from "../plan/build-filter.js";
-import { buildSummaryPlan } from "../plan/build-summary.js";
-import { type MemoryOptions, runFilterInMemory, runSegmentInMemory, runSummaryInMemory } from "../memory/run-memory.js";
-import type { Row } from "../memory/values.js";
+import { type EntityModel, modelOfClass } from "../model/entity-model.js";
+import type { MemoryOptions } from "../memory/run-memory.js";
+import { parseFilter, runParsedInMemory, shapeKindOf } from "./run-shape.js";
+import { parseShape } from "./to-list-async.js";
 import type { FilterResult, SegmentResult, SummaryResult } from "../shapes/results.js";
 import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
@@ -21,12 +19,13 @@ export function inMemory<T extends object>(entity: new (...args: never[]) => T, 
   return tagged;
 }
 
-function modelOfArray(rows: readonly object[]) {
-  const entity = (rows as { [entityOfArray]?: Function })[entityOfArray] ?? (rows[0] ? rows[0].constructor : undefined);
+/** The entity model of an array's elements; null for an untagged empty array (nothing to resolve against). */
+export function modelOfArray(rows: readonly object[]): EntityModel | null {
+  const tagged = (rows as { [entityOfArray]?: Function })[entityOfArray];
+  if (!tagged && rows.length === 0) return null;
+  const entity = tagged ?? rows[0]!.constructor;
   if (!entity || entity === Object) return fail(Codes.EntityNotSupported, "an in-memory source needs entity instances, or inMemory(Entity, rows)");
-  const model = modelOfClass(entity);
-  checkUnguarded(model);
-  return model;
+  return modelOfClass(entity);
 }
 
 const emptyResult = <T>(): FilterResult<T> => ({ pageNumber: 0, pageSize: 0, pageCount: 0, totalCount: 0, data: [], queryString: null, policy: null });
@@ -37,17 +36,17 @@ export function toList<T extends object>(rows: readonly T[], filter?: FilterInpu
 export function toList<T extends object>(rows: readonly T[], shape: unknown, getQueryString?: boolean, options?: MemoryOptions): FilterResult<T> | SummaryResult;
 export function toList<T extends object>(rows: readonly T[], shape: unknown, getQueryString = false, options: MemoryOptions = {}): FilterResult<T> | SummaryResult {
   const kind = shapeKindOf(shape);
-  const parsed = kind === "segment" ? parseSegment(shape) : kind === "summary" ? parseSummary(shape) : parseFilter(shape);
-  if (rows.length === 0 && !(rows as { [entityOfArray]?: Function })[entityOfArray]) return emptyResult<T>();
+  const parsed = parseShape(kind, shape);
   const model = modelOfArray(rows);
-  const data = rows as unknown as Row[];
-  if (kind === "segment") return runSegmentInMemory<T>(data, buildSegmentPlan(model, parsed as never), getQueryString, options);
-  if (kind === "summary") return runSummaryInMemory(data, buildSummaryPlan(model, parsed as never), getQueryString, options);
-  return runFilterInMemory<T>(data, buildFilterPlan(model, parsed as never), true, getQueryString, options);
+  if (!model) return emptyResult<T>();
+  checkUnguarded(model);
+  return runParsedInMemory<T>(rows, model, kind, parsed, true, getQueryString, options);
 }
 
 export function toListDynamic<T extends object>(rows: readonly T[], filter?: FilterInput | string | null, getQueryString = false, options: MemoryOptions = {}): FilterResult<Record<string, unknown>> {
   const parsed = parseFilter(filter);
-  if (rows.length === 0 && !(rows as { [entityOfArray]?: Function })[entityOfArray]) return emptyResult();
-  return runFilterInMemory(rows as unknown as Row[], buildFilterPlan(modelOfArray(rows), parsed), false, getQueryString, options);
+  const model = modelOfArray(rows);
+  if (!model) return emptyResult();
+  checkUnguarded(model);
+  return runParsedInMemory(rows, model, "filter", parsed, false, getQueryString, options) as FilterResult<Record<string, unknown>>;
 }

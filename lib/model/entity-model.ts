@@ -25,6 +25,8 @@ export interface EmbeddedMember {
   readonly kind: "embedded";
   readonly name: string;
   readonly scope: MemberScope;
+  /** The embedded class (its own decorators apply to its members). */
+  readonly target: Function;
 }
 
 export interface RelationMember {
@@ -103,7 +105,7 @@ function buildFromMetadata(metadata: EntityMetadata, lookup: (t: Function | stri
     for (const embedded of embeddeds) {
       const inner = new MemberScope();
       fill(inner, embedded.columns, embedded.embeddeds, embedded.relations);
-      scope.add({ kind: "embedded", name: embedded.propertyName, scope: inner });
+      scope.add({ kind: "embedded", name: embedded.propertyName, scope: inner, target: embedded.type as Function });
     }
     for (const relation of relations) {
       scope.add({
@@ -159,8 +161,9 @@ export function modelOfClass(target: Function): EntityModel {
     }
     for (const embedded of storage.embeddeds.filter((e) => targets.includes(e.target as Function))) {
       const inner = new MemberScope();
-      fill(inner, embedded.type() as Function, `${prefix}${embedded.propertyName}.`);
-      scope.add({ kind: "embedded", name: embedded.propertyName, scope: inner });
+      const embeddedType = embedded.type() as Function;
+      fill(inner, embeddedType, `${prefix}${embedded.propertyName}.`);
+      scope.add({ kind: "embedded", name: embedded.propertyName, scope: inner, target: embeddedType });
     }
     for (const relation of storage.relations.filter((r) => targets.includes(r.target as Function))) {
       const targetType = relation.type as () => Function;

@@ -152,3 +152,36 @@ function reason(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return reason(error.errors[0]);
   return error instanceof Error ? error.message || String((error as { code?: unknown }).code) : String(error);
 }
+
+/**
+ * A DataSource on a database of its own (created when missing), for suites with their own
+ * entities: dropping and re-creating their schema never touches the shared `test` database.
+ */
+export async function openIsolatedDatabase(dialect: Dialect, database: string, entities: Entities): Promise<DataSource> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`bad test database name ${database}`);
+  if (dialect !== "sqlite") {
+    const bootstrap = await openRaw(dialect, {});
+    try {
+      if (dialect === "postgres") {
+        const exists = await bootstrap.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+        if (exists.length === 0) await bootstrap.query(`CREATE DATABASE ${database}`);
+      } else await bootstrap.query(`CREATE DATABASE IF NOT EXISTS ${database} CHARACTER SET utf8mb4`);
+    } finally {
+      await bootstrap.destroy();
+    }
+  }
+  return openRaw(dialect, { database, entities, synchronize: true, dropSchema: true });
+}
+
+async function openRaw(dialect: Dialect, extra: { database?: string; entities?: Entities; synchronize?: boolean; dropSchema?: boolean }): Promise<DataSource> {
+  const base = connectionOptions(dialect);
+  const options = { ...base, ...(extra.database && dialect !== "sqlite" && !("url" in base && base.url) ? { database: extra.database } : {}), entities: extra.entities ?? [], synchronize: extra.synchronize ?? false, dropSchema: extra.dropSchema ?? false, logging: false } as DataSourceOptions;
+  const dataSource = new DataSource(options);
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    throw isUnreachable(error) ? new ServiceUnavailableError(dialect, error) : error;
+  }
+  opened.add(dataSource);
+  return dataSource;
+}

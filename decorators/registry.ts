@@ -1,0 +1,134 @@
+// One metadata registry for every Qp* decorator, keyed by entity class and property. It is
+// filled when classes are defined and read without TypeORM running; subclasses inherit.
+import type { Operator } from "../lib/shapes/enums.js";
+import type { DatePart, GeneralizeMode, MaskStrategy, PolicyFeature } from "../lib/shapes/policy-enums.js";
+
+interface Common {
+  /** The decorator's name, for traces and explanations ("QpDenied"). */
+  readonly decorator: string;
+  /** false: sealed, no runtime rule can lift it. */
+  readonly overridable: boolean;
+}
+
+export interface TransformOptions {
+  readonly allowAggregate?: boolean;
+  readonly minGroupSize?: number;
+  readonly overridable?: boolean;
+}
+
+export interface MaskOptions extends TransformOptions {
+  readonly strategy: MaskStrategy;
+  readonly keepStart?: number;
+  readonly keepEnd?: number;
+  readonly maskChar?: string;
+  readonly preserveLength?: boolean;
+  readonly pattern?: string;
+  readonly replacement?: string;
+  readonly text?: string;
+  readonly tokenScope?: string;
+}
+
+export interface GeneralizeOptions extends TransformOptions {
+  readonly mode: GeneralizeMode;
+  readonly step?: number;
+  readonly part?: DatePart;
+  readonly decimals?: number;
+}
+
+export interface IValueTransformer {
+  transform(value: unknown, context: unknown): unknown;
+}
+
+export type QpAttribute = Common & (
+  | { readonly kind: "access"; readonly features: PolicyFeature }
+  | { readonly kind: "operators"; readonly allow: readonly Operator[] | null; readonly deny: readonly Operator[] }
+  | { readonly kind: "alias"; readonly name: string }
+  | { readonly kind: "forceWhere"; readonly operator: Operator; readonly value?: string; readonly contextValue?: string }
+  | { readonly kind: "requireWhere"; readonly operators: readonly Operator[] | null }
+  | { readonly kind: "mask"; readonly options: MaskOptions }
+  | { readonly kind: "mutate"; readonly transformer: new () => IValueTransformer; readonly options: TransformOptions }
+  | { readonly kind: "default"; readonly value: string | undefined; readonly options: TransformOptions }
+  | { readonly kind: "generalize"; readonly options: GeneralizeOptions }
+  | { readonly kind: "truncate"; readonly length: number; readonly ellipsis: string; readonly options: TransformOptions }
+  | { readonly kind: "format"; readonly format: string; readonly options: TransformOptions }
+  | { readonly kind: "describe"; readonly label?: string; readonly description?: string; readonly group?: string; readonly order?: number }
+  | { readonly kind: "allowedValues"; readonly values: readonly string[] }
+  | { readonly kind: "cost"; readonly weight: number }
+  | { readonly kind: "audit"; readonly features: PolicyFeature }
+);
+
+export interface QpEntityOptions {
+  readonly requirePolicy?: boolean;
+  readonly overridable?: boolean;
+}
+
+interface ClassRecord {
+  entity: QpEntityOptions | null;
+  readonly fields: Map<string, QpAttribute[]>;
+}
+
+/** Misuse of a decorator; the message names the class and property. */
+export class QpDecoratorError extends Error {
+  constructor(target: Function, property: string | null, message: string) {
+    super(`${target.name}${property ? `.${property}` : ""}: ${message}`);
+    this.name = "QpDecoratorError";
+  }
+}
+
+class QpMetadataRegistry {
+  private readonly classes = new Map<Function, ClassRecord>();
+  private version = 0;
+
+  private record(target: Function): ClassRecord {
+    let record = this.classes.get(target);
+    if (!record) this.classes.set(target, (record = { entity: null, fields: new Map() }));
+    return record;
+  }
+
+  addField(target: Function, property: string, attribute: QpAttribute): void {
+    const record = this.record(target);
+    record.fields.set(property, [...(record.fields.get(property) ?? []), attribute]);
+    this.version++;
+  }
+
+  setEntity(target: Function, options: QpEntityOptions): void {
+    this.record(target).entity = options;
+    this.version++;
+  }
+
+  /** Bumped on every registration, so compiled policies know when to rebuild. */
+  get changeCount(): number {
+    return this.version;
+  }
+
+  /** Attributes of a property, the class's own first, then inherited ones. */
+  fieldAttributes(target: Function, property: string): QpAttribute[] {
+    return lineage(target).flatMap((c) => this.classes.get(c)?.fields.get(property) ?? []);
+  }
+
+  /** Every decorated property of a class and its ancestors. */
+  fields(target: Function): Map<string, QpAttribute[]> {
+    const result = new Map<string, QpAttribute[]>();
+    for (const c of lineage(target)) {
+      for (const [property, attributes] of this.classes.get(c)?.fields ?? []) result.set(property, [...(result.get(property) ?? []), ...attributes]);
+    }
+    return result;
+  }
+
+  entityOptions(target: Function): QpEntityOptions | null {
+    for (const c of lineage(target)) {
+      const entity = this.classes.get(c)?.entity;
+      if (entity) return entity;
+    }
+    return null;
+  }
+}
+
+function lineage(target: Function): Function[] {
+  const chain: Function[] = [];
+  for (let c: unknown = target; typeof c === "function" && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.push(c as Function);
+  return chain;
+}
+
+export const qpRegistry = new QpMetadataRegistry();
+export type { QpMetadataRegistry };

@@ -1,0 +1,71 @@
+// Transformation: QpMask, QpMutate, QpDefault, QpGeneralize, QpTruncate, QpFormat. They are
+// recorded here and checked at configure time against the column they decorate.
+import { GeneralizeMode, MaskStrategy } from "../lib/shapes/policy-enums.js";
+import { fieldDecorator } from "./access.js";
+import { type GeneralizeOptions, type IValueTransformer, type MaskOptions, QpDecoratorError, type TransformOptions } from "./registry.js";
+
+function checkTransform(target: Function, property: string, decorator: string, options: TransformOptions) {
+  if (options.minGroupSize !== undefined && (!Number.isInteger(options.minGroupSize) || options.minGroupSize < 1)) {
+    throw new QpDecoratorError(target, property, `${decorator} minGroupSize must be an integer of at least 1`);
+  }
+}
+
+export function QpMask(options: MaskOptions) {
+  return fieldDecorator("QpMask", options.overridable, (target, property) => {
+    if (!Object.values(MaskStrategy).includes(options.strategy)) throw new QpDecoratorError(target, property, `QpMask names an unknown strategy "${options.strategy}"`);
+    if (options.strategy === MaskStrategy.Regex && !options.pattern) throw new QpDecoratorError(target, property, "QpMask Regex needs a pattern");
+    if (options.maskChar !== undefined && [...options.maskChar].length !== 1) throw new QpDecoratorError(target, property, "QpMask maskChar must be one character");
+    for (const n of [options.keepStart, options.keepEnd]) {
+      if (n !== undefined && (!Number.isInteger(n) || n < 0)) throw new QpDecoratorError(target, property, "QpMask keepStart/keepEnd must be integers of at least 0");
+    }
+    checkTransform(target, property, "QpMask", options);
+    return { kind: "mask", options };
+  });
+}
+
+export function QpMutate(transformer: new () => IValueTransformer, options: TransformOptions = {}) {
+  return fieldDecorator("QpMutate", options.overridable, (target, property) => {
+    if (typeof transformer !== "function" || typeof transformer.prototype?.transform !== "function") {
+      throw new QpDecoratorError(target, property, "QpMutate needs a class implementing IValueTransformer (transform(value, context))");
+    }
+    checkTransform(target, property, "QpMutate", options);
+    return { kind: "mutate", transformer, options };
+  });
+}
+
+export function QpDefault(value?: string, options: TransformOptions = {}) {
+  return fieldDecorator("QpDefault", options.overridable, (target, property) => {
+    checkTransform(target, property, "QpDefault", options);
+    return { kind: "default", value, options };
+  });
+}
+
+export function QpGeneralize(options: GeneralizeOptions) {
+  return fieldDecorator("QpGeneralize", options.overridable, (target, property) => {
+    if (!Object.values(GeneralizeMode).includes(options.mode)) throw new QpDecoratorError(target, property, `QpGeneralize names an unknown mode "${options.mode}"`);
+    if ((options.mode === GeneralizeMode.Bucket || options.mode === GeneralizeMode.Round) && options.step !== undefined && !(options.step > 0)) {
+      throw new QpDecoratorError(target, property, "QpGeneralize step must be greater than 0");
+    }
+    if (options.mode === GeneralizeMode.Bucket && options.step === undefined) throw new QpDecoratorError(target, property, "QpGeneralize Bucket needs a step");
+    if (options.mode === GeneralizeMode.DatePart && !options.part) throw new QpDecoratorError(target, property, "QpGeneralize DatePart needs a part");
+    if (options.decimals !== undefined && (!Number.isInteger(options.decimals) || options.decimals < 0)) throw new QpDecoratorError(target, property, "QpGeneralize decimals must be an integer of at least 0");
+    checkTransform(target, property, "QpGeneralize", options);
+    return { kind: "generalize", options };
+  });
+}
+
+export function QpTruncate(length: number, options: TransformOptions & { ellipsis?: string } = {}) {
+  return fieldDecorator("QpTruncate", options.overridable, (target, property) => {
+    if (!Number.isInteger(length) || length < 1) throw new QpDecoratorError(target, property, "QpTruncate length must be an integer of at least 1");
+    checkTransform(target, property, "QpTruncate", options);
+    return { kind: "truncate", length, ellipsis: options.ellipsis ?? "...", options };
+  });
+}
+
+export function QpFormat(format: string, options: TransformOptions = {}) {
+  return fieldDecorator("QpFormat", options.overridable, (target, property) => {
+    if (typeof format !== "string" || format === "") throw new QpDecoratorError(target, property, "QpFormat needs a format string");
+    checkTransform(target, property, "QpFormat", options);
+    return { kind: "format", format, options };
+  });
+}

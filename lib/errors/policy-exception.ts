@@ -1,0 +1,26 @@
+// PolicyException derives from LogicException, so existing handlers keep catching it; it adds
+// the spec's integer error code.
+import { LogicException } from "./logic-exception.js";
+
+export enum PolicyErrorCode {
+  FieldDeniedForWhere = 1, FieldDeniedForSelect = 2, FieldDeniedForOrder = 3, FieldDeniedForGroup = 4,
+  FieldDeniedForAggregate = 5, FieldDeniedForSegment = 6, AllSelectsDenied = 7, OperatorNotAllowed = 8,
+  CapExceeded = 9, PolicyRequired = 10, RequiredFilterMissing = 11, MissingContextValue = 12,
+  AmbiguousFieldName = 13, QueryStringDenied = 14, AmbiguousGroupKey = 15, TransformRequiresMaterialization = 16,
+  StoreUnavailable = 17, PolicyContextNotPrepared = 18, QueryCostExceeded = 19, GroupTooSmall = 20,
+  MissingHashSalt = 21, MissingTokenVault = 22,
+}
+
+export class PolicyException extends LogicException {
+  readonly errorCode: PolicyErrorCode;
+
+  constructor(errorCode: PolicyErrorCode, message: string, path?: string) {
+    super(PolicyErrorCode[errorCode], `${PolicyErrorCode[errorCode]} (${errorCode}): ${message}${path ? ` (at ${path})` : ""}`, path);
+    this.name = "PolicyException";
+    this.errorCode = errorCode;
+  }
+}
+
+export function policyError(errorCode: PolicyErrorCode, message: string, path?: string): never {
+  throw new PolicyException(errorCode, message, path);
+}

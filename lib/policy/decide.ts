@@ -1,0 +1,53 @@
+// The one decision function: for a member and a feature, every source that speaks to it
+// (attributes now; runtime rules at levels 2-5 join the same list) and the winner: the lowest
+// PolicyLevel, then exact before wildcard, then priority descending, then Deny over Mask over
+// Allow. Deterministic for equal inputs.
+import { PolicyEffect, PolicyFeature, PolicyLevel } from "../shapes/policy-enums.js";
+import { type MemberPolicy, describeSource } from "./entity-policy.js";
+
+export interface DecisionSource {
+  readonly effect: PolicyEffect;
+  readonly level: PolicyLevel;
+  /** Exact field (1) beats wildcard (0). */
+  readonly specificity: number;
+  readonly priority: number;
+  readonly source: string;
+}
+
+export interface Decision {
+  readonly feature: PolicyFeature;
+  readonly effect: PolicyEffect;
+  readonly level: PolicyLevel | null;
+  readonly source: string;
+  /** Sources that lost, for explain. */
+  readonly overridden: readonly DecisionSource[];
+}
+
+const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1 };
+
+export function compareSources(a: DecisionSource, b: DecisionSource): number {
+  return a.level - b.level || b.specificity - a.specificity || b.priority - a.priority || effectStrength[b.effect] - effectStrength[a.effect] || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0);
+}
+
+const transformKinds = new Set(["mask", "mutate", "default", "generalize", "truncate", "format"]);
+
+/** Sources from a member's decorators for one feature. */
+export function attributeSources(policy: MemberPolicy | undefined, feature: PolicyFeature): DecisionSource[] {
+  if (!policy) return [];
+  const sources: DecisionSource[] = [];
+  for (const attribute of policy.attributes) {
+    const level = attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute;
+    if (attribute.kind === "access" && (attribute.features & feature) !== 0) {
+      sources.push({ effect: PolicyEffect.Deny, level, specificity: 1, priority: 0, source: describeSource(attribute, policy) });
+    } else if (transformKinds.has(attribute.kind) && feature === PolicyFeature.Select) {
+      sources.push({ effect: PolicyEffect.Mask, level, specificity: 1, priority: 0, source: describeSource(attribute, policy) });
+    }
+  }
+  return sources;
+}
+
+export function decide(feature: PolicyFeature, sources: readonly DecisionSource[]): Decision {
+  if (sources.length === 0) return { feature, effect: PolicyEffect.Allow, level: null, source: "default (no policy)", overridden: [] };
+  const [winner, ...rest] = [...sources].sort(compareSources);
+  return { feature, effect: winner!.effect, level: winner!.level, source: winner!.source, overridden: rest };
+}

@@ -1,0 +1,47 @@
+// An entity's decorators compiled once into per-member policies: aliases both ways, operator
+// limits, costs, forced and required predicates. Rebuilt only when the registry changes.
+import { type QpAttribute, qpRegistry } from "../../decorators/registry.js";
+import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
+import type { MemberScope } from "../model/entity-model.js";
+
+export interface MemberPolicy {
+  readonly owner: Function;
+  readonly property: string;
+  readonly attributes: readonly QpAttribute[];
+  readonly alias: string | null;
+}
+
+export interface ClassPolicy {
+  readonly target: Function;
+  readonly members: ReadonlyMap<string, MemberPolicy>;
+  /** Lower-cased public alias → property. */
+  readonly aliases: ReadonlyMap<string, string>;
+  readonly requirePolicy: boolean;
+}
+
+const cache = new Map<Function, { version: number; policy: ClassPolicy }>();
+
+export function classPolicyOf(target: Function): ClassPolicy {
+  const cached = cache.get(target);
+  if (cached && cached.version === qpRegistry.changeCount) return cached.policy;
+  const members = new Map<string, MemberPolicy>();
+  const aliases = new Map<string, string>();
+  for (const [property, attributes] of qpRegistry.fields(target)) {
+    const alias = attributes.find((a) => a.kind === "alias");
+    members.set(property, { owner: target, property, attributes, alias: alias && alias.kind === "alias" ? alias.name : null });
+    if (alias && alias.kind === "alias") aliases.set(alias.name.toLowerCase(), property);
+  }
+  const policy: ClassPolicy = { target, members, aliases, requirePolicy: qpRegistry.entityOptions(target)?.requirePolicy === true };
+  cache.set(target, { version: qpRegistry.changeCount, policy });
+  return policy;
+}
+
+/** An alias may not read as another member's name: that would make a path mean two things. */
+export function checkAliasCollisions(policy: ClassPolicy, scope: MemberScope): void {
+  for (const [alias, property] of policy.aliases) {
+    const clash = scope.all().find((m) => m.name.toLowerCase() === alias && m.name !== property);
+    if (clash) policyError(PolicyErrorCode.AmbiguousFieldName, `QpAlias "${policy.members.get(property)!.alias}" on ${policy.target.name}.${property} is also the name of ${policy.target.name}.${clash.name}`);
+  }
+}
+
+export const describeSource = (attribute: QpAttribute, policy: MemberPolicy) => `${attribute.decorator} on ${policy.owner.name}.${policy.property}`;

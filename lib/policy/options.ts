@@ -1,0 +1,162 @@
+// QpPolicyOptions: tier, dry run, store failure mode, snapshot timing, caps (frozen at
+// startup), hash salt, token vault and the entity catalogue. `addQpPolicies` binds the
+// `QueryLib.Policies` configuration section, refusing unknown keys, bad time spans and caps
+// below their minimum.
+import { QpTier, StoreFailureMode } from "../shapes/policy-enums.js";
+
+export interface QpCaps {
+  maxPageSize: number;
+  maxConditions: number;
+  maxOrderFields: number;
+  maxNavigationDepth: number;
+  maxQueryCost: number;
+  defaultFieldCost: number;
+  maxAuditEvents: number;
+  minGroupSize: number;
+  schemaDepth: number;
+  schemaCycleLimit: number;
+  maxSchemaFields: number;
+}
+
+export const capDefaults: Readonly<QpCaps> = Object.freeze({
+  maxPageSize: 1000, maxConditions: 50, maxOrderFields: 10, maxNavigationDepth: 4, maxQueryCost: 1000,
+  defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
+});
+
+const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);
+
+/** The public name → entity class catalogue; entities are found by API callers only by these names. */
+export class QpEntityCatalogue {
+  private readonly byName = new Map<string, Function>();
+  private readonly byClass = new Map<Function, string>();
+
+  expose(entity: Function, publicName: string): this {
+    if (!/^[\p{L}_][\p{L}\p{Nd}_-]*$/u.test(publicName)) throw new QpConfigurationError(`entities.expose: "${publicName}" is not a valid public name`);
+    const taken = this.byName.get(publicName.toLowerCase());
+    if (taken && taken !== entity) throw new QpConfigurationError(`entities.expose: "${publicName}" already names ${taken.name}`);
+    this.byName.set(publicName.toLowerCase(), entity);
+    this.byClass.set(entity, publicName);
+    return this;
+  }
+
+  find(publicName: string): Function | undefined {
+    return this.byName.get(publicName.toLowerCase());
+  }
+
+  nameOf(entity: Function): string | undefined {
+    return this.byClass.get(entity);
+  }
+
+  entries(): [string, Function][] {
+    return [...this.byClass].map(([entity, name]) => [name, entity]);
+  }
+}
+
+export interface QpTokenVaultLike {
+  tokenize(scope: string, values: readonly string[]): Promise<Map<string, string>>;
+}
+
+export interface QpPolicyOptions {
+  tier: QpTier;
+  dryRun: boolean;
+  storeFailure: StoreFailureMode;
+  /** Milliseconds (configuration accepts "hh:mm:ss"). */
+  maxSnapshotAge: number;
+  refreshInterval: number;
+  caps: QpCaps;
+  hashSalt: string | undefined;
+  tokenVault: QpTokenVaultLike | undefined;
+  readonly entities: QpEntityCatalogue;
+  auditSink: { write(events: readonly unknown[]): Promise<void> } | undefined;
+}
+
+export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval">> & {
+  caps?: Partial<QpCaps>;
+  maxSnapshotAge?: number | string;
+  refreshInterval?: number | string;
+  entities?: QpEntityCatalogue;
+};
+
+/** A startup failure: the message says what to fix. */
+export class QpConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "QpConfigurationError";
+  }
+}
+
+/** "hh:mm:ss" (hours may exceed 23; seconds may have a fraction) or milliseconds. */
+export function parseTimeSpan(value: unknown, key: string): number {
+  if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
+  const m = typeof value === "string" ? /^(\d{1,3}):([0-5]\d):([0-5]\d(?:\.\d{1,3})?)$/.exec(value.trim()) : null;
+  if (!m) throw new QpConfigurationError(`${key}: "${String(value)}" is not a time span "hh:mm:ss"`);
+  return (Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3])) * 1000;
+}
+
+function readEnum<E extends string>(value: unknown, members: readonly E[], key: string): E {
+  const found = members.find((m) => typeof value === "string" && m.toLowerCase() === value.trim().toLowerCase());
+  if (!found) throw new QpConfigurationError(`${key}: "${String(value)}" is not one of ${members.join(", ")}`);
+  return found;
+}
+
+function readBool(value: unknown, key: string): boolean {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "string" && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === "true";
+  throw new QpConfigurationError(`${key}: "${String(value)}" is not true or false`);
+}
+
+function readCaps(input: Record<string, unknown> | undefined, path: string): QpCaps {
+  const caps = { ...capDefaults };
+  for (const [key, raw] of Object.entries(input ?? {})) {
+    const cap = (Object.keys(capDefaults) as (keyof QpCaps)[]).find((c) => c.toLowerCase() === key.toLowerCase());
+    if (!cap) throw new QpConfigurationError(`${path}.${key}: unknown cap; expected one of ${Object.keys(capDefaults).join(", ")}`);
+    const value = typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    if (typeof value !== "number" || !Number.isInteger(value)) throw new QpConfigurationError(`${path}.${key}: "${String(raw)}" is not an integer`);
+    if (value < capMinimum(cap)) throw new QpConfigurationError(`${path}.${key}: ${value} is below the minimum of ${capMinimum(cap)}`);
+    caps[cap] = value;
+  }
+  return Object.freeze(caps) as QpCaps;
+}
+
+const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refreshInterval", "caps"] as const;
+
+/** Options from code (or a bound section) with every default applied and every value checked. */
+export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
+  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink"];
+  for (const key of Object.keys(input)) if (!known.includes(key)) throw new QpConfigurationError(`QpPolicyOptions.${key}: unknown option`);
+  return {
+    tier: input.tier === undefined ? QpTier.Convenience : readEnum(input.tier, Object.values(QpTier), "tier"),
+    dryRun: input.dryRun === undefined ? false : readBool(input.dryRun, "dryRun"),
+    storeFailure: input.storeFailure === undefined ? StoreFailureMode.LastKnownGood : readEnum(input.storeFailure, Object.values(StoreFailureMode), "storeFailure"),
+    maxSnapshotAge: parseTimeSpan(input.maxSnapshotAge ?? "00:05:00", "maxSnapshotAge"),
+    refreshInterval: parseTimeSpan(input.refreshInterval ?? "00:00:30", "refreshInterval"),
+    caps: readCaps(input.caps as Record<string, unknown> | undefined, "caps"),
+    hashSalt: input.hashSalt,
+    tokenVault: input.tokenVault,
+    entities: input.entities ?? new QpEntityCatalogue(),
+    auditSink: input.auditSink,
+  };
+}
+
+/**
+ * Binds the plain object found at `QueryLib.Policies` of the host's configuration (keys in any
+ * case, values as strings or typed), then lets `configure` set what only code can set.
+ */
+export function bindPolicySection(section: Record<string, unknown> | undefined, configure?: (options: QpPolicyOptions) => void): QpPolicyOptions {
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(section ?? {})) {
+    const canonical = sectionKeys.find((k) => k.toLowerCase() === key.toLowerCase());
+    if (!canonical) throw new QpConfigurationError(`QueryLib.Policies.${key}: unknown key; expected one of Tier, DryRun, StoreFailure, MaxSnapshotAge, RefreshInterval, Caps`);
+    input[canonical] = value;
+  }
+  if (input.caps !== undefined && (typeof input.caps !== "object" || input.caps === null)) throw new QpConfigurationError("QueryLib.Policies.Caps must be an object of caps");
+  let options: QpPolicyOptions;
+  try {
+    options = resolveOptions(input as QpPolicyOptionsInput);
+  } catch (error) {
+    if (error instanceof QpConfigurationError) throw new QpConfigurationError(`QueryLib.Policies.${error.message}`);
+    throw error;
+  }
+  configure?.(options);
+  return options;
+}

@@ -1,0 +1,376 @@
+// Sanitizing a parsed request under a guard, before any SQL is built: every field reference is
+// resolved alias-aware and decided per feature; denied ones throw or are dropped by the
+// blocked-action table; forced predicates wrap the caller's condition; required predicates,
+// caps and the cost budget are checked. The output is an ordinary request with real names.
+import { Codes, fail } from "../errors/codes.js";
+import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
+import { Connector, DataType, Operator } from "../shapes/enums.js";
+import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
+import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
+import type { ColumnMember, EntityModel, MemberScope } from "../model/entity-model.js";
+import type { FieldKind } from "../model/field-kind.js";
+import { groupKeyName } from "../plan/build-summary.js";
+import { bySort } from "../plan/build-predicate.js";
+import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
+import { attributeSources, decide, type Decision } from "./decide.js";
+import { classPolicyOf, describeSource } from "./entity-policy.js";
+import type { QpPolicyOptions } from "./options.js";
+import type { QpPolicyContext } from "./context.js";
+import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
+import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
+import { type RenameTree, addRename } from "./renames.js";
+
+const deniedCode: Record<number, PolicyErrorCode> = {
+  [PolicyFeature.Where]: PolicyErrorCode.FieldDeniedForWhere,
+  [PolicyFeature.Select]: PolicyErrorCode.FieldDeniedForSelect,
+  [PolicyFeature.Order]: PolicyErrorCode.FieldDeniedForOrder,
+  [PolicyFeature.Group]: PolicyErrorCode.FieldDeniedForGroup,
+  [PolicyFeature.Aggregate]: PolicyErrorCode.FieldDeniedForAggregate,
+  [PolicyFeature.Segment]: PolicyErrorCode.FieldDeniedForSegment,
+};
+
+/** Operators that pin a field to given values: what satisfies QpRequireWhere by default. */
+const pinningOperators = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn];
+
+const dataTypeOfKind: Record<FieldKind, DataType> = {
+  text: DataType.Text, uuid: DataType.Guid, number: DataType.Number, boolean: DataType.Boolean,
+  datetime: DataType.DateTime, date: DataType.Date, enum: DataType.Enum, other: DataType.Text,
+};
+
+export interface SanitizeResult<S> {
+  readonly shape: S;
+  readonly trace: PolicyTrace;
+  /** Real → public names for the members returned. */
+  readonly renames: RenameTree;
+  /** Summary output keys: real key name → public key name. */
+  readonly keyRenames: ReadonlyMap<string, string>;
+}
+
+export class Sanitizer {
+  private readonly entries: PolicyTraceEntry[] = [];
+  private cost = 0;
+  private conditionCount = 0;
+  private forcedCount = 0;
+  readonly renames: RenameTree = new Map();
+
+  constructor(
+    private readonly options: QpPolicyOptions,
+    private readonly context: QpPolicyContext,
+    private readonly root: EntityModel,
+    private readonly snapshotVersion: number,
+  ) {}
+
+  private get dryRun() {
+    return this.options.dryRun;
+  }
+
+  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string) {
+    this.entries.push({ field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}) });
+  }
+
+  /** Throws, or in dry run records what would have been refused and goes on. */
+  private refuse(code: PolicyErrorCode, message: string, where: string, field: string, feature: string, decision: Pick<Decision, "level" | "source"> | null): void {
+    if (this.dryRun) return this.record(field, feature, PolicyAction.Denied, decision, false, message);
+    this.record(field, feature, PolicyAction.Denied, decision, true, message);
+    policyError(code, message, where);
+  }
+
+  decision(member: PolicyMember, feature: PolicyFeature): Decision {
+    return decide(feature, attributeSources(member.policy, feature));
+  }
+
+  private checkReference(ref: Reference, where: string): void {
+    if (navigationDepth(ref) > this.options.caps.maxNavigationDepth) {
+      this.refuse(PolicyErrorCode.CapExceeded, `"${ref.publicPath}" crosses ${navigationDepth(ref)} navigations; MaxNavigationDepth is ${this.options.caps.maxNavigationDepth}`, where, ref.publicPath, "Query", null);
+    }
+    this.cost += this.weight(ref.end) + ref.crossed.reduce((sum, m) => sum + this.weight(m), 0);
+  }
+
+  private weight(member: PolicyMember): number {
+    const cost = member.policy?.attributes.find((a) => a.kind === "cost");
+    return cost && cost.kind === "cost" ? cost.weight : this.options.caps.defaultFieldCost;
+  }
+
+  /** Allowed (possibly masked) → true; denied → throw, or false when the blocked action drops it. */
+  private allow(ref: Reference | { publicPath: string; end: PolicyMember }, feature: PolicyFeature, where: string, drops: boolean): boolean {
+    const decision = this.decision(ref.end, feature);
+    const name = PolicyFeature[feature];
+    if (decision.effect !== PolicyEffect.Deny) {
+      this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision);
+      return true;
+    }
+    const message = `${ref.publicPath} may not be used for ${name} (${decision.source})`;
+    if (drops && this.options.tier === QpTier.Convenience) {
+      this.record(ref.publicPath, name, PolicyAction.Dropped, decision, !this.dryRun, message);
+      return this.dryRun;
+    }
+    this.refuse(deniedCode[feature]!, message, where, ref.publicPath, name, decision);
+    return true;
+  }
+
+  // ---- conditions -------------------------------------------------------------------------
+
+  group(group: ConditionGroup, where: string, inSegment: boolean): ConditionGroup {
+    return {
+      ...group,
+      conditions: group.conditions.map((c, i) => this.condition(c, `${where}.conditions[${i}]`, inSegment)),
+      subConditionGroups: group.subConditionGroups.map((g, i) => this.group(g, `${where}.subConditionGroups[${i}]`, inSegment)),
+    };
+  }
+
+  private condition(condition: Condition, where: string, inSegment: boolean): Condition {
+    this.conditionCount++;
+    const ref = reference(this.root, condition.field, `${where}.field`);
+    if (inSegment) this.allow(ref, PolicyFeature.Segment, `${where}.field`, false);
+    this.allow(ref, PolicyFeature.Where, `${where}.field`, false);
+    for (const attribute of ref.end.policy?.attributes ?? []) {
+      if (attribute.kind !== "operators") continue;
+      const allowed = (attribute.allow ?? Object.values(Operator)).filter((op) => !attribute.deny.includes(op));
+      if (!allowed.includes(condition.operator)) {
+        this.refuse(PolicyErrorCode.OperatorNotAllowed, `${condition.operator} is not allowed on ${ref.publicPath}; allowed: ${allowed.join(", ")}`, `${where}.operator`, ref.publicPath, "Where",
+          { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, ref.end.policy!) });
+      }
+    }
+    this.checkReference(ref, `${where}.field`);
+    return { ...condition, field: ref.canonical };
+  }
+
+  /** Conditions that must hold for a row to match: no Or with more than one branch above them. */
+  private mandatory(group: ConditionGroup | null): Condition[] {
+    if (!group) return [];
+    const branches = group.conditions.length + group.subConditionGroups.length;
+    if (group.connector === Connector.Or && branches > 1) return [];
+    return [...group.conditions, ...group.subConditionGroups.flatMap((g) => this.mandatory(g))];
+  }
+
+  required(group: ConditionGroup | null, where: string): void {
+    const rootPolicy = classPolicyOf(this.root.target);
+    for (const member of rootPolicy.members.values()) {
+      for (const attribute of member.attributes) {
+        if (attribute.kind !== "requireWhere") continue;
+        const operators = attribute.operators ?? pinningOperators;
+        const satisfied = this.mandatory(group).some((c) => c.field === member.property && operators.includes(c.operator));
+        const publicName = member.alias ?? member.property;
+        const decision = { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, member) };
+        if (satisfied) this.record(publicName, "Where", PolicyAction.Allowed, decision, true, "required condition present");
+        else this.refuse(PolicyErrorCode.RequiredFilterMissing, `a condition on ${publicName} with ${operators.join(", ")} is required, outside any Or`, where, publicName, "Where", decision);
+      }
+    }
+  }
+
+  /** (caller's condition) AND (forced predicates): never a flat merge. Dry run never relaxes it. */
+  forced(group: ConditionGroup | null): ConditionGroup | null {
+    const rootPolicy = classPolicyOf(this.root.target);
+    const forced: Condition[] = [];
+    for (const member of rootPolicy.members.values()) {
+      for (const attribute of member.attributes) {
+        if (attribute.kind !== "forceWhere") continue;
+        const column = this.root.scope.find(member.property);
+        if (!column || column === "ambiguous" || column.kind !== "column") fail(Codes.InvalidField, `QpForceWhere on ${this.root.name}.${member.property} needs a value column`);
+        let value: unknown = attribute.value;
+        if (attribute.contextValue !== undefined) {
+          value = this.context.values.get(attribute.contextValue);
+          if (value === undefined || value === null || value === "") {
+            policyError(PolicyErrorCode.MissingContextValue, `the context has no value "${attribute.contextValue}" required by ${describeSource(attribute, member)}`);
+          }
+        }
+        const values = Array.isArray(value) && [Operator.In, Operator.IIn, Operator.NotIn, Operator.INotIn].includes(attribute.operator) ? value : [value];
+        forced.push({ sort: forced.length + 1, field: member.property, dataType: dataTypeOfKind[column.fieldKind], operator: attribute.operator, values });
+        this.forcedCount++;
+        this.record(member.alias ?? member.property, "Where", PolicyAction.Injected, { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, member) });
+      }
+    }
+    if (forced.length === 0) return group;
+    return { sort: 0, connector: Connector.And, conditions: forced, subConditionGroups: group ? [{ ...group, sort: 0 }] : [] };
+  }
+
+  // ---- orders, page, selects --------------------------------------------------------------
+
+  orders(orders: readonly OrderBy[] | null | undefined): OrderBy[] | null {
+    if (!orders) return null;
+    if (orders.length > this.options.caps.maxOrderFields) this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
+    const kept: OrderBy[] = [];
+    orders.forEach((order, i) => {
+      const ref = reference(this.root, order.field, `orders[${i}].field`);
+      if (!this.allow(ref, PolicyFeature.Order, `orders[${i}].field`, true)) return;
+      this.checkReference(ref, `orders[${i}].field`);
+      kept.push({ ...order, field: ref.canonical });
+    });
+    return kept;
+  }
+
+  /** A guarded query always pages: without a page it reads page 1 of MaxPageSize rows. */
+  page(page: PageBy | null | undefined): PageBy {
+    const max = this.options.caps.maxPageSize;
+    if (!page) {
+      this.record("page", "Page", PolicyAction.Injected, null, true, `page 1 of ${max}`);
+      return { pageNumber: 1, pageSize: max };
+    }
+    if (page.pageSize > max) this.refuse(PolicyErrorCode.CapExceeded, `pageSize ${page.pageSize} is above MaxPageSize ${max}`, "page.pageSize", "page", "Page", null);
+    return page;
+  }
+
+  selects(selects: readonly string[] | null | undefined): string[] {
+    const kept: string[] = [];
+    if (!selects) {
+      // The default projection: every root column the caller may select; the rest is left out.
+      for (const column of columnsOf(this.root.scope, this.root.target)) this.selectColumn(column.path, column.members, kept, "selects");
+    } else {
+      selects.forEach((raw, i) => {
+        const where = `selects[${i}]`;
+        const ref = reference(this.root, raw, where);
+        if (!this.allow(ref, PolicyFeature.Select, where, true)) return;
+        this.checkReference(ref, where);
+        const end = ref.end.member;
+        if (end.kind === "column") {
+          kept.push(ref.canonical);
+          addRename(this.renames, [...ref.crossed, ref.end]);
+          return;
+        }
+        // A whole relation or embedded object: each of its columns on its own.
+        const scope = end.kind === "embedded" ? end.scope : end.target().scope;
+        const owner = end.kind === "embedded" ? end.target : end.target().target;
+        for (const column of columnsOf(scope, owner)) this.selectColumn(`${ref.canonical}.${column.path}`, [...ref.crossed, ref.end, ...column.members], kept, where);
+      });
+    }
+    if (kept.length === 0 && !this.dryRun) {
+      policyError(PolicyErrorCode.AllSelectsDenied, "every requested select was dropped by the policy; the query does not fall back to other fields", "selects");
+    }
+    return kept;
+  }
+
+  private selectColumn(path: string, members: PolicyMember[], kept: string[], where: string): void {
+    const publicPath = members.map((m) => m.publicName).join(".");
+    const end = members[members.length - 1]!;
+    const decision = this.decision(end, PolicyFeature.Select);
+    if (decision.effect === PolicyEffect.Deny) {
+      this.record(publicPath, "Select", PolicyAction.Dropped, decision, !this.dryRun, `not selectable (${where} asked for the whole object)`);
+      if (!this.dryRun) return;
+    } else this.record(publicPath, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision);
+    kept.push(path);
+    addRename(this.renames, members);
+  }
+
+  // ---- summary ----------------------------------------------------------------------------
+
+  groupFields(fields: readonly string[]): { canonical: string[]; keyRenames: Map<string, string>; publicKeys: string[] } {
+    const keyRenames = new Map<string, string>();
+    const canonical: string[] = [];
+    const publicKeys: string[] = [];
+    fields.forEach((raw, i) => {
+      const where = `groupBy.fields[${i}]`;
+      const ref = reference(this.root, raw, where);
+      this.allow(ref, PolicyFeature.Group, where, false);
+      this.checkReference(ref, where);
+      canonical.push(ref.canonical);
+      publicKeys.push(ref.publicPath);
+      keyRenames.set(groupKeyName(ref.canonical), groupKeyName(ref.publicPath));
+    });
+    return { canonical, keyRenames, publicKeys };
+  }
+
+  aggregates(aggregates: readonly AggregateBy[]): AggregateBy[] {
+    return aggregates.map((a, i) => {
+      if (a.field === null || a.field.trim() === "") return a;
+      const where = `groupBy.aggregateBy[${i}].field`;
+      const ref = reference(this.root, a.field, where);
+      this.allow(ref, PolicyFeature.Aggregate, where, false);
+      this.checkReference(ref, where);
+      return { ...a, field: ref.canonical };
+    });
+  }
+
+  countConditions(group: ConditionGroup | null | undefined): void {
+    if (!group) return;
+    this.conditionCount += group.conditions.length;
+    group.subConditionGroups.forEach((g) => this.countConditions(g));
+  }
+
+  // ---- request-wide -----------------------------------------------------------------------
+
+  finish<S>(shape: S, getQueryString: boolean, keyRenames: ReadonlyMap<string, string> = new Map()): SanitizeResult<S> {
+    const caps = this.options.caps;
+    if (this.conditionCount > caps.maxConditions) this.refuse(PolicyErrorCode.CapExceeded, `${this.conditionCount} conditions; MaxConditions is ${caps.maxConditions}`, "conditionGroup", "conditions", "Query", null);
+    if (this.cost > caps.maxQueryCost) this.refuse(PolicyErrorCode.QueryCostExceeded, `the query costs ${this.cost}; MaxQueryCost is ${caps.maxQueryCost}`, "", "query", "Query", null);
+    if (getQueryString && (this.options.tier === QpTier.Strict || this.forcedCount > 0)) {
+      this.refuse(PolicyErrorCode.QueryStringDenied, this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL", "getQueryString", "queryString", "Query", null);
+    }
+    const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.snapshotVersion, cost: this.cost, entries: this.entries };
+    return { shape, trace, renames: this.renames, keyRenames };
+  }
+}
+
+/** Columns under a scope with the policy members on the way (embeddeds included). */
+function columnsOf(scope: MemberScope, owner: Function, prefix = "", via: PolicyMember[] = []): { path: string; members: PolicyMember[] }[] {
+  return scope.all().flatMap((m) => {
+    const step = policyMember(owner, scope, m);
+    if (m.kind === "column") return [{ path: prefix + m.name, members: [...via, step] }];
+    if (m.kind === "embedded") return columnsOf(m.scope, m.target, `${prefix}${m.name}.`, [...via, step]);
+    return [];
+  });
+}
+
+// ---- the three shapes ---------------------------------------------------------------------
+
+export function sanitizeFilter(s: Sanitizer, filter: Filter, getQueryString: boolean): SanitizeResult<Filter> {
+  checkFilterShape(filter);
+  const where = filter.conditionGroup ? s.group(filter.conditionGroup, "conditionGroup", false) : null;
+  const orders = s.orders(filter.orders);
+  const page = s.page(filter.page);
+  const selects = s.selects(filter.selects);
+  s.required(where, "conditionGroup");
+  return s.finish({ conditionGroup: s.forced(where), orders, page, selects }, getQueryString);
+}
+
+export function sanitizeSegment(s: Sanitizer, segment: Segment, getQueryString: boolean): SanitizeResult<Segment> {
+  checkSegmentShape(segment);
+  const sets = bySort(segment.conditionSets).map((set) => {
+    const where = `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`;
+    const group = s.group(set.conditionGroup, where, true);
+    s.required(group, where);
+    return { ...set, conditionGroup: s.forced(group) ?? group };
+  });
+  const orders = s.orders(segment.orders);
+  const page = s.page(segment.page);
+  const selects = s.selects(segment.selects);
+  return s.finish({ conditionSets: sets, orders, page, selects }, getQueryString);
+}
+
+export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: boolean): SanitizeResult<Summary> {
+  checkSummaryShape(summary);
+  const where = summary.conditionGroup ? s.group(summary.conditionGroup, "conditionGroup", false) : null;
+  let groupBy = summary.groupBy;
+  let keyRenames = new Map<string, string>();
+  let orders = summary.orders ?? null;
+  if (groupBy) {
+    const keys = s.groupFields(groupBy.fields);
+    keyRenames = keys.keyRenames;
+    const aggregates = s.aggregates(groupBy.aggregateBy);
+    checkKeyNames([...keys.keyRenames.values(), ...aggregates.map((a) => a.alias ?? "")], [...keys.keyRenames.keys(), ...aggregates.map((a) => a.alias ?? "")]);
+    groupBy = { fields: keys.canonical, aggregateBy: aggregates };
+    orders = (summary.orders ?? []).map((order) => summaryOrder(order, keys.canonical, keys.publicKeys));
+  }
+  s.countConditions(summary.having);
+  const page = s.page(summary.page);
+  s.required(where, "conditionGroup");
+  return s.finish({ conditionGroup: s.forced(where), groupBy, having: summary.having ?? null, orders, page }, getQueryString, keyRenames);
+}
+
+/** Output names must be unique under both their public and real spellings (AmbiguousGroupKey). */
+function checkKeyNames(publicNames: string[], realNames: string[]) {
+  for (const names of [publicNames, realNames]) {
+    const seen = new Set<string>();
+    for (const name of names.filter((n) => n !== "")) {
+      if (seen.has(name.toLowerCase())) policyError(PolicyErrorCode.AmbiguousGroupKey, `two summary outputs would both be named "${name}"`, "groupBy");
+      seen.add(name.toLowerCase());
+    }
+  }
+}
+
+/** A summary order on a group key (public path, dot-stripped or output name) → its real path; aliases pass. */
+function summaryOrder(order: OrderBy, canonical: string[], publicKeys: string[]): OrderBy {
+  const wanted = (order.field ?? "").trim().toLowerCase();
+  const index = publicKeys.findIndex((p) => p.toLowerCase() === wanted || p.replaceAll(".", "").toLowerCase() === wanted || groupKeyName(p).toLowerCase() === wanted);
+  if (index < 0) return order;
+  return { ...order, field: canonical[index]! };
+}

@@ -1,0 +1,16 @@
+// The policy enumerations of SPEC.md. PolicyFeature and PolicyLevel are numeric (flags and
+// levels); the others are string enums with the exact member names.
+
+export enum PolicyFeature { None = 0, Where = 1, Select = 2, Order = 4, Group = 8, Aggregate = 16, Segment = 32, All = 63 }
+export enum MaskStrategy { Full = "Full", Partial = "Partial", Email = "Email", Phone = "Phone", Regex = "Regex", Fixed = "Fixed", Hash = "Hash", Null = "Null", Tokenize = "Tokenize" }
+export enum GeneralizeMode { Round = "Round", Bucket = "Bucket", DatePart = "DatePart", Truncate = "Truncate" }
+export enum DatePart { Year = "Year", Quarter = "Quarter", Month = "Month", Day = "Day" }
+export enum QpTier { Convenience = "Convenience", Strict = "Strict" }
+export enum QpSubjectKind { Global = "Global", Tenant = "Tenant", Role = "Role", User = "User", Custom = "Custom" }
+export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny" }
+export enum PolicyAction { Allowed = "Allowed", Denied = "Denied", Dropped = "Dropped", Masked = "Masked", Injected = "Injected", Mutated = "Mutated", Defaulted = "Defaulted", Generalized = "Generalized" }
+export enum PolicyLevel { SealedAttribute = 1, DynamicUser = 2, DynamicRole = 3, DynamicTenant = 4, DynamicGlobal = 5, OverridableAttribute = 6 }
+export enum StoreFailureMode { LastKnownGood = "LastKnownGood", FailClosed = "FailClosed", StaticOnly = "StaticOnly" }
+
+/** The six features one by one, in flag order. */
+export const singleFeatures = [PolicyFeature.Where, PolicyFeature.Select, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Aggregate, PolicyFeature.Segment] as const;
