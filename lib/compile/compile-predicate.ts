@@ -19,7 +19,10 @@ export function compilePredicate(scope: Scope, predicate: Predicate): string {
       const { from, correlate } = collectionFrom(writer, predicate.collection, parent, child);
       const inner = new Scope(writer, child, predicate.collection.to);
       const condition = compilePredicate(inner, predicate.predicate);
-      return `EXISTS (SELECT 1 FROM ${from}${inner.joinSql()} WHERE ${correlate} AND ${condition})`;
+      // SQLite 3.51+ turns EXISTS into a join and then applies the outer OFFSET to the joined
+      // rows (wrong pages); a LIMIT inside the subquery keeps it a subquery.
+      const limit = writer.dialect.name === "sqlite" ? " LIMIT 1" : "";
+      return `EXISTS (SELECT 1 FROM ${from}${inner.joinSql()} WHERE ${correlate} AND ${condition}${limit})`;
     }
     case "compare":
       return compileComparison(scope, predicate);

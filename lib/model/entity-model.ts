@@ -71,6 +71,10 @@ export interface EntityModel {
   readonly metadata: EntityMetadata | null;
 }
 
+function allScopeColumns(scope: MemberScope): ColumnMember[] {
+  return scope.all().flatMap((m) => (m.kind === "column" ? [m] : m.kind === "embedded" ? allScopeColumns(m.scope) : []));
+}
+
 const fromDataSource = new WeakMap<DataSource, Map<Function | string, EntityModel>>();
 const fromDecorators = new Map<Function, EntityModel>();
 
@@ -118,11 +122,13 @@ function buildFromMetadata(metadata: EntityMetadata, lookup: (t: Function | stri
   };
   const scope = new MemberScope();
   fill(scope, metadata.ownColumns.filter((c) => !c.embeddedMetadata), metadata.embeddeds, metadata.ownRelations.filter((r) => !r.embeddedMetadata));
+  // Keys are the scope's own member objects, so identity comparisons hold everywhere.
+  const columns = allScopeColumns(scope);
   return {
     target: metadata.target as Function,
     name: metadata.name,
     scope,
-    primaryKeys: metadata.primaryColumns.map(columnMember),
+    primaryKeys: metadata.primaryColumns.map((c) => columns.find((m) => m.column === c) ?? columnMember(c)),
     metadata,
   };
 }
