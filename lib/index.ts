@@ -22,3 +22,4 @@ export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpCaps, QpEntityC
 export { applyPolicy, GuardedQuery, type GuardedResult } from "./policy/guarded.js";
 export type { PolicyTrace, PolicyTraceEntry } from "./policy/trace.js";
 export * from "../decorators/index.js";
+export { QpInMemoryTokenVault, type IQpTokenVault } from "./transform/vault.js";

@@ -5,6 +5,8 @@ import { setUnguardedCheck } from "../api/unguarded.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpPolicyContext, type QpPolicyProviders } from "./context.js";
 import { classPolicyOf } from "./entity-policy.js";
+import { modelOfClass } from "../model/entity-model.js";
+import { transformChainOf } from "../transform/field-transforms.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
 
 export class QpPolicyEngine {
@@ -12,6 +14,7 @@ export class QpPolicyEngine {
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
+    for (const [, entity] of this.options.entities.entries()) checkTransforms(entity);
   }
 
   /** Version of the rule snapshot decisions are made against (0: attributes only). */
@@ -37,6 +40,21 @@ export class QpPolicyEngine {
 }
 
 const isResolved = (options: object): options is QpPolicyOptions => "entities" in options && "caps" in options && typeof (options as QpPolicyOptions).maxSnapshotAge === "number" && typeof (options as QpPolicyOptions).refreshInterval === "number" && (options as QpPolicyOptions).caps !== undefined && "maxPageSize" in (options as QpPolicyOptions).caps;
+
+/** Configure-time checks of an exposed entity's transformation decorators (rule 2 and friends). */
+function checkTransforms(entity: Function, seen = new Set<Function>()): void {
+  if (seen.has(entity)) return;
+  seen.add(entity);
+  const walk = (scope: ReturnType<typeof modelOfClass>["scope"], owner: Function) => {
+    const policy = classPolicyOf(owner);
+    for (const member of scope.all()) {
+      if (member.kind === "embedded") walk(member.scope, member.target);
+      else transformChainOf(policy.members.get(member.name), member.kind === "column" ? member.fieldKind : null);
+    }
+  };
+  const model = modelOfClass(entity);
+  walk(model.scope, entity);
+}
 
 let defaultEngine: QpPolicyEngine | null = null;
 

@@ -15,6 +15,7 @@ import type { QpPolicyContext } from "./context.js";
 import { QpPolicyEngine } from "./engine.js";
 import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, sanitizeSummary } from "./sanitize.js";
 import { applyRenames, renameKeys } from "./renames.js";
+import { applyTransforms } from "../transform/apply.js";
 import type { PolicyTrace } from "./trace.js";
 
 export interface GuardedResult<T> extends FilterResult<T> {
@@ -28,9 +29,12 @@ function sanitize(engine: QpPolicyEngine, context: QpPolicyContext, model: Entit
   return sanitizeFilter(sanitizer, shape as Filter, getQueryString);
 }
 
-function finish<R extends FilterResult<unknown>>(result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>): R & { policy: PolicyTrace } {
-  if (kind === "summary") renameKeys(result.data as Record<string, unknown>[], sanitized.keyRenames);
-  else applyRenames(result.data, sanitized.renames);
+async function finish<R extends FilterResult<unknown>>(result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext): Promise<R & { policy: PolicyTrace }> {
+  const rows = result.data as Record<string, unknown>[];
+  for (const row of sanitized.hiddenKeys.length ? rows : []) for (const key of sanitized.hiddenKeys) delete row[key];
+  await applyTransforms(rows, sanitized.transforms, { hashSalt: engine.options.hashSalt, vault: engine.options.tokenVault, context });
+  if (kind === "summary") renameKeys(rows, sanitized.keyRenames);
+  else applyRenames(rows, sanitized.renames);
   result.policy = sanitized.trace;
   return result as R & { policy: PolicyTrace };
 }
@@ -46,14 +50,14 @@ export class GuardedQuery<T extends ObjectLiteral> {
     if (Array.isArray(this.source)) return this.runInMemory(kind, parsed, typed, getQueryString);
     const resolved = resolveSource(this.source as QuerySource<T>);
     const sanitized = sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString);
-    return finish(await runParsedAsync<T>(resolved, kind, sanitized.shape, typed, getQueryString), kind, sanitized);
+    return finish(await runParsedAsync<T>(resolved, kind, sanitized.shape, typed, getQueryString), kind, sanitized, this.engine, this.context);
   }
 
   private runInMemory(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
     const rows = this.source as readonly T[];
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     const sanitized = sanitize(this.engine, this.context, model, kind, parsed, getQueryString);
-    return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, sanitized);
+    return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, sanitized, this.engine, this.context);
   }
 
   /** Filter, Segment or Summary, told apart by their members. */
@@ -66,16 +70,19 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return this.run("filter", parseFilter(filter), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }
 
-  /** Synchronous forms, for in-memory arrays. */
-  toList(shape: unknown, getQueryString = false): GuardedResult<T> | (SummaryResult & { policy: PolicyTrace }) {
+  /**
+   * The in-memory forms. Transforms may need a token vault, which answers asynchronously, so the
+   * guarded in-memory forms return promises too.
+   */
+  toList(shape: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toList runs on in-memory arrays; use toListAsync on a database source");
     const kind = shapeKindOf(shape);
-    return this.runInMemory(kind, parseShape(kind, shape), true, getQueryString) as GuardedResult<T>;
+    return this.runInMemory(kind, parseShape(kind, shape), true, getQueryString) as Promise<GuardedResult<T>>;
   }
 
-  toListDynamic(filter?: FilterInput | string | null, getQueryString = false): GuardedResult<Record<string, unknown>> {
+  toListDynamic(filter?: FilterInput | string | null, getQueryString = false): Promise<GuardedResult<Record<string, unknown>>> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toListDynamic runs on in-memory arrays; use toListAsyncDynamic on a database source");
-    return this.runInMemory("filter", parseFilter(filter), false, getQueryString) as GuardedResult<Record<string, unknown>>;
+    return this.runInMemory("filter", parseFilter(filter), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }
 }
 

@@ -52,9 +52,7 @@ export class QpEntityCatalogue {
   }
 }
 
-export interface QpTokenVaultLike {
-  tokenize(scope: string, values: readonly string[]): Promise<Map<string, string>>;
-}
+import type { IQpTokenVault } from "../transform/vault.js";
 
 export interface QpPolicyOptions {
   tier: QpTier;
@@ -65,7 +63,7 @@ export interface QpPolicyOptions {
   refreshInterval: number;
   caps: QpCaps;
   hashSalt: string | undefined;
-  tokenVault: QpTokenVaultLike | undefined;
+  tokenVault: IQpTokenVault | undefined;
   readonly entities: QpEntityCatalogue;
   auditSink: { write(events: readonly unknown[]): Promise<void> } | undefined;
 }

@@ -19,6 +19,12 @@ import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
 import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
 import { type RenameTree, addRename } from "./renames.js";
+import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
+import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
+import { Aggregator } from "../shapes/enums.js";
+
+/** The hidden aggregate that carries each group's size for the group floor. */
+export const groupFloorAlias = "__qlGroupFloor";
 
 const deniedCode: Record<number, PolicyErrorCode> = {
   [PolicyFeature.Where]: PolicyErrorCode.FieldDeniedForWhere,
@@ -44,6 +50,10 @@ export interface SanitizeResult<S> {
   readonly renames: RenameTree;
   /** Summary output keys: real key name → public key name. */
   readonly keyRenames: ReadonlyMap<string, string>;
+  /** Where transformed members sit in the result (real names). */
+  readonly transforms: TransformTree;
+  /** Summary outputs QueryLib added for itself and removes from every row. */
+  readonly hiddenKeys: readonly string[];
 }
 
 export class Sanitizer {
@@ -52,13 +62,41 @@ export class Sanitizer {
   private conditionCount = 0;
   private forcedCount = 0;
   readonly renames: RenameTree = new Map();
+  readonly transforms: TransformTree = new Map();
+  /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
+  floor: number;
 
   constructor(
     private readonly options: QpPolicyOptions,
     private readonly context: QpPolicyContext,
     private readonly root: EntityModel,
     private readonly snapshotVersion: number,
-  ) {}
+  ) {
+    this.floor = options.caps.minGroupSize;
+  }
+
+  /** The chain of a member, checked against what configuration provides (salt, vault). */
+  private chainOf(member: PolicyMember): TransformChain | null {
+    const chain = transformChainOf(member.policy, member.member.kind === "column" ? member.member.fieldKind : null);
+    if (chain) checkChainNeeds(chain, { hashSalt: this.options.hashSalt, vault: this.options.tokenVault });
+    return chain;
+  }
+
+  private noteTransform(path: readonly string[], member: PolicyMember): void {
+    const chain = this.chainOf(member);
+    if (chain) addTransform(this.transforms, path, chain);
+  }
+
+  /** Grouping or aggregating a transformed field reads stored values: only with allowAggregate. */
+  private aggregatable(ref: Reference, where: string, feature: string): TransformChain | null {
+    const chain = this.chainOf(ref.end);
+    if (!chain) return null;
+    if (!chain.allowAggregate) {
+      this.refuse(PolicyErrorCode.TransformRequiresMaterialization, `${ref.publicPath} is transformed after the query runs (${chain.source}); its stored values cannot be used for ${feature} unless the decorator says allowAggregate`, where, ref.publicPath, feature, { level: null, source: chain.source });
+    }
+    if (chain.minGroupSize !== null) this.floor = Math.max(this.floor, chain.minGroupSize);
+    return chain;
+  }
 
   private get dryRun() {
     return this.options.dryRun;
@@ -225,6 +263,7 @@ export class Sanitizer {
         if (end.kind === "column") {
           kept.push(ref.canonical);
           addRename(this.renames, [...ref.crossed, ref.end]);
+          this.noteTransform(ref.canonical.split("."), ref.end);
           return;
         }
         // A whole relation or embedded object: each of its columns on its own.
@@ -249,11 +288,13 @@ export class Sanitizer {
     } else this.record(publicPath, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision);
     kept.push(path);
     addRename(this.renames, members);
+    this.noteTransform(path.split("."), end);
   }
 
   // ---- summary ----------------------------------------------------------------------------
 
   groupFields(fields: readonly string[]): { canonical: string[]; keyRenames: Map<string, string>; publicKeys: string[] } {
+    const keyTransforms = this.transforms;
     const keyRenames = new Map<string, string>();
     const canonical: string[] = [];
     const publicKeys: string[] = [];
@@ -262,6 +303,8 @@ export class Sanitizer {
       const ref = reference(this.root, raw, where);
       this.allow(ref, PolicyFeature.Group, where, false);
       this.checkReference(ref, where);
+      const chain = this.aggregatable(ref, where, "Group");
+      if (chain) addTransform(keyTransforms, [groupKeyName(ref.canonical)], chain);
       canonical.push(ref.canonical);
       publicKeys.push(ref.publicPath);
       keyRenames.set(groupKeyName(ref.canonical), groupKeyName(ref.publicPath));
@@ -276,6 +319,10 @@ export class Sanitizer {
       const ref = reference(this.root, a.field, where);
       this.allow(ref, PolicyFeature.Aggregate, where, false);
       this.checkReference(ref, where);
+      const chain = this.aggregatable(ref, where, "Aggregate");
+      // An extreme of a transformed field is one of its values: it is transformed like them.
+      const valueOut = [Aggregator.Minimum, Aggregator.Maximum, Aggregator.FirstOrDefault, Aggregator.LastOrDefault].includes(a.aggregator);
+      if (chain && valueOut && a.alias) addTransform(this.transforms, [a.alias.trim()], chain);
       return { ...a, field: ref.canonical };
     });
   }
@@ -288,7 +335,7 @@ export class Sanitizer {
 
   // ---- request-wide -----------------------------------------------------------------------
 
-  finish<S>(shape: S, getQueryString: boolean, keyRenames: ReadonlyMap<string, string> = new Map()): SanitizeResult<S> {
+  finish<S>(shape: S, getQueryString: boolean, keyRenames: ReadonlyMap<string, string> = new Map(), hiddenKeys: readonly string[] = []): SanitizeResult<S> {
     const caps = this.options.caps;
     if (this.conditionCount > caps.maxConditions) this.refuse(PolicyErrorCode.CapExceeded, `${this.conditionCount} conditions; MaxConditions is ${caps.maxConditions}`, "conditionGroup", "conditions", "Query", null);
     if (this.cost > caps.maxQueryCost) this.refuse(PolicyErrorCode.QueryCostExceeded, `the query costs ${this.cost}; MaxQueryCost is ${caps.maxQueryCost}`, "", "query", "Query", null);
@@ -296,7 +343,7 @@ export class Sanitizer {
       this.refuse(PolicyErrorCode.QueryStringDenied, this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL", "getQueryString", "queryString", "Query", null);
     }
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.snapshotVersion, cost: this.cost, entries: this.entries };
-    return { shape, trace, renames: this.renames, keyRenames };
+    return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys };
   }
 }
 
@@ -353,7 +400,37 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   s.countConditions(summary.having);
   const page = s.page(summary.page);
   s.required(where, "conditionGroup");
-  return s.finish({ conditionGroup: s.forced(where), groupBy, having: summary.having ?? null, orders, page }, getQueryString, keyRenames);
+  let having = summary.having ?? null;
+  const hidden: string[] = [];
+  if (groupBy && s.floor > 1) {
+    // The floor runs in SQL, so totals and pages count only the groups returned.
+    checkFloorRequest(having, groupBy.aggregateBy, s.floor);
+    groupBy = { ...groupBy, aggregateBy: [...groupBy.aggregateBy, { field: null, alias: groupFloorAlias, aggregator: Aggregator.Count }] };
+    const floorCondition: Condition = { sort: 0, field: groupFloorAlias, dataType: DataType.Number, operator: Operator.GreaterThanOrEqual, values: [s.floor] };
+    having = { sort: 0, connector: Connector.And, conditions: [floorCondition], subConditionGroups: having ? [{ ...having, sort: 0 }] : [] };
+    hidden.push(groupFloorAlias);
+  }
+  return s.finish({ conditionGroup: s.forced(where), groupBy, having, orders, page }, getQueryString, keyRenames, hidden);
+}
+
+/**
+ * GroupTooSmall (20): a Having that can only select groups smaller than the floor (a mandatory
+ * condition on a Count alias whose largest admissible count is below it) asks for exactly what
+ * the floor hides; it is refused instead of silently answering nothing.
+ */
+function checkFloorRequest(having: ConditionGroup | null, aggregates: readonly AggregateBy[], floor: number): void {
+  if (!having || (having.connector === Connector.Or && having.conditions.length + having.subConditionGroups.length > 1)) return;
+  const counts = new Set(aggregates.filter((a) => a.aggregator === Aggregator.Count).map((a) => (a.alias ?? "").trim().toLowerCase()));
+  for (const c of having.conditions) {
+    if (!counts.has((c.field ?? "").trim().toLowerCase())) continue;
+    const numbers = c.values.map(Number);
+    const largest = c.operator === Operator.Equal || c.operator === Operator.In ? Math.max(...numbers)
+      : c.operator === Operator.LessThan ? numbers[0]! - 1
+        : c.operator === Operator.LessThanOrEqual ? numbers[0]!
+          : c.operator === Operator.Between ? numbers[1]! : Infinity;
+    if (largest < floor) policyError(PolicyErrorCode.GroupTooSmall, `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})`, "having");
+  }
+  having.subConditionGroups.forEach((g) => checkFloorRequest(g, aggregates, floor));
 }
 
 /** Output names must be unique under both their public and real spellings (AmbiguousGroupKey). */

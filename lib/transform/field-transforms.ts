@@ -1,0 +1,65 @@
+// A member's transformation decorators compiled into one chain (mutate → generalize → format →
+// mask → truncate; QpDefault short-circuits), checked once against the column it decorates.
+import type { GeneralizeOptions, IValueTransformer, MaskOptions, QpAttribute } from "../../decorators/registry.js";
+import { MaskStrategy } from "../shapes/policy-enums.js";
+import type { FieldKind } from "../model/field-kind.js";
+import type { MemberPolicy } from "../policy/entity-policy.js";
+import { QpConfigurationError } from "../policy/options.js";
+
+export interface TransformChain {
+  readonly source: string;
+  readonly defaultValue?: { value: string | undefined };
+  readonly mutate?: IValueTransformer;
+  readonly generalize?: GeneralizeOptions;
+  readonly format?: string;
+  readonly mask?: MaskOptions;
+  readonly maskRegex: RegExp | null;
+  readonly truncate?: { length: number; ellipsis: string };
+  /** May the field be grouped or aggregated (values are transformed only after materialization)? */
+  readonly allowAggregate: boolean;
+  /** The highest group floor its decorators ask for, or null. */
+  readonly minGroupSize: number | null;
+  /** The tokenize scope: the field path unless tokenScope names a shared one. */
+  readonly tokenScope: string;
+}
+
+const chains = new WeakMap<MemberPolicy, TransformChain | null>();
+
+const textKinds: readonly FieldKind[] = ["text", "uuid", "enum", "other"];
+
+export function transformChainOf(policy: MemberPolicy | undefined, kind: FieldKind | null): TransformChain | null {
+  if (!policy) return null;
+  if (chains.has(policy)) return chains.get(policy)!;
+  const chain = build(policy, kind);
+  chains.set(policy, chain);
+  return chain;
+}
+
+function build(policy: MemberPolicy, kind: FieldKind | null): TransformChain | null {
+  const transforms = policy.attributes.filter((a) => ["mask", "mutate", "default", "generalize", "truncate", "format"].includes(a.kind));
+  if (transforms.length === 0) return null;
+  const where = `${policy.owner.name}.${policy.property}`;
+  const pick = <K extends QpAttribute["kind"]>(k: K) => transforms.find((a) => a.kind === k) as Extract<QpAttribute, { kind: K }> | undefined;
+  const mask = pick("mask");
+  // Rule 2: every stage but the Null mask emits text; a mask belongs on a member text can be assigned to.
+  if (mask && mask.options.strategy !== MaskStrategy.Null && kind !== null && !textKinds.includes(kind) && !pick("generalize") && !pick("format")) {
+    throw new QpConfigurationError(`QpMask on ${where}: masks emit text and ${policy.property} is a ${kind} field; use QpGeneralize for numbers and dates, or the Null strategy`);
+  }
+  const options = transforms.map((t) => ("options" in t ? t.options : {})) as { allowAggregate?: boolean; minGroupSize?: number }[];
+  const floors = options.map((o) => o.minGroupSize).filter((n): n is number => n !== undefined);
+  const mutate = pick("mutate");
+  const truncate = pick("truncate");
+  return {
+    source: transforms.map((t) => `${t.decorator} on ${where}`).join(", "),
+    defaultValue: pick("default") ? { value: pick("default")!.value } : undefined,
+    mutate: mutate ? new mutate.transformer() : undefined,
+    generalize: pick("generalize")?.options,
+    format: pick("format")?.format,
+    mask: mask?.options,
+    maskRegex: mask?.options.strategy === MaskStrategy.Regex ? new RegExp(mask.options.pattern!, "gu") : null,
+    truncate: truncate ? { length: truncate.length, ellipsis: truncate.ellipsis } : undefined,
+    allowAggregate: options.every((o) => o.allowAggregate === true),
+    minGroupSize: floors.length ? Math.max(...floors) : null,
+    tokenScope: mask?.options.tokenScope ?? where,
+  };
+}

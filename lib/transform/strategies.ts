@@ -1,0 +1,175 @@
+// Mask strategies, generalize modes, truncate and format: pure functions of one value, each
+// defined exactly in the README (with an input and an output for every row).
+import { createHmac } from "node:crypto";
+import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
+import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
+import { characters } from "./characters.js";
+import { maxRegexInput } from "./safe-regex.js";
+
+const defaultMaskChar = "*";
+
+function repeat(char: string, count: number): string {
+  return count > 0 ? char.repeat(count) : "";
+}
+
+/** Full: every character becomes maskChar; without preserveLength, always 8 of them (hides the length). */
+export function maskFull(text: string, o: MaskOptions): string {
+  const char = o.maskChar ?? defaultMaskChar;
+  return o.preserveLength === false ? repeat(char, 8) : repeat(char, characters(text).length);
+}
+
+/** Partial: keepStart (1) and keepEnd (1) characters stay; too short a value is masked whole. */
+export function maskPartial(text: string, o: MaskOptions): string {
+  const chars = characters(text);
+  const start = o.keepStart ?? 1;
+  const end = o.keepEnd ?? 1;
+  const char = o.maskChar ?? defaultMaskChar;
+  if (chars.length <= start + end) return maskFull(text, o);
+  const middle = chars.length - start - end;
+  return chars.slice(0, start).join("") + (o.preserveLength === false ? repeat(char, 4) : repeat(char, middle)) + chars.slice(chars.length - end).join("");
+}
+
+/** Email: the local part keeps keepStart (1) characters; the domain stays; no "@" → Full. */
+export function maskEmail(text: string, o: MaskOptions): string {
+  const at = text.lastIndexOf("@");
+  if (at <= 0) return maskFull(text, o);
+  const local = characters(text.slice(0, at));
+  const start = Math.min(o.keepStart ?? 1, local.length);
+  const char = o.maskChar ?? defaultMaskChar;
+  const hidden = o.preserveLength === false ? 3 : local.length - start;
+  return local.slice(0, start).join("") + repeat(char, hidden) + text.slice(at);
+}
+
+/** Phone: digits become maskChar except the first keepStart (0) and last keepEnd (4); other characters stay. */
+export function maskPhone(text: string, o: MaskOptions): string {
+  const chars = characters(text);
+  const digits = chars.filter((c) => /^\p{Nd}$/u.test(c)).length;
+  const start = o.keepStart ?? 0;
+  const end = o.keepEnd ?? 4;
+  const char = o.maskChar ?? defaultMaskChar;
+  let seen = 0;
+  return chars.map((c) => {
+    if (!/^\p{Nd}$/u.test(c)) return c;
+    seen++;
+    return seen <= start || seen > digits - end ? c : char;
+  }).join("");
+}
+
+/** Regex: every match of pattern is replaced by replacement (default "***"); values over 10,000 characters are masked Full. */
+export function maskRegex(text: string, o: MaskOptions, compiled: RegExp): string {
+  if (text.length > maxRegexInput) return maskFull(text, o);
+  compiled.lastIndex = 0;
+  return text.replace(compiled, o.replacement ?? "***");
+}
+
+/** Fixed: the value becomes `text` (default "***"). */
+export const maskFixed = (o: MaskOptions): string => o.text ?? "***";
+
+/** Hash: HMAC-SHA256 keyed by the salt, the first 32 lowercase hex characters. */
+export function hmac(salt: string, text: string): string {
+  return createHmac("sha256", salt).update(text, "utf8").digest("hex").slice(0, 32);
+}
+
+export function applyTextMask(text: string, o: MaskOptions, regex: RegExp | null): string {
+  switch (o.strategy) {
+    case MaskStrategy.Full: return maskFull(text, o);
+    case MaskStrategy.Partial: return maskPartial(text, o);
+    case MaskStrategy.Email: return maskEmail(text, o);
+    case MaskStrategy.Phone: return maskPhone(text, o);
+    case MaskStrategy.Regex: return maskRegex(text, o, regex!);
+    case MaskStrategy.Fixed: return maskFixed(o);
+    default: throw new Error(`internal: ${o.strategy} is not a text mask`);
+  }
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+function asDate(value: unknown): Date | null {
+  if (value instanceof Date) return value;
+  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value)) return new Date(value.length === 10 ? `${value}T00:00:00Z` : value.replace(" ", "T") + (/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? "" : "Z"));
+  return null;
+}
+
+function datePart(date: Date, part: DatePart): string {
+  const y = date.getUTCFullYear();
+  switch (part) {
+    case DatePart.Year: return String(y);
+    case DatePart.Quarter: return `${y}-Q${Math.floor(date.getUTCMonth() / 3) + 1}`;
+    case DatePart.Month: return `${y}-${pad(date.getUTCMonth() + 1)}`;
+    case DatePart.Day: return `${y}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
+  }
+}
+
+/** Fixed decimals without float noise (and without "-0"). */
+function fixed(value: number, decimals: number): string {
+  const text = value.toFixed(decimals);
+  return /^-0(\.0+)?$/.test(text) ? text.slice(1) : text;
+}
+
+/**
+ * Round: a number to `decimals` (0) places, or to the nearest multiple of `step`. Bucket: the
+ * half-open range of width `step` holding the number, "lo-hi". DatePart: a date's Year "2024",
+ * Quarter "2024-Q1", Month "2024-03" or Day "2024-03-15" (UTC). Truncate: a number cut toward
+ * zero to `decimals` places; a date cut to the start of `part` (Day by default), as ISO text.
+ */
+export function generalize(value: unknown, o: GeneralizeOptions): string | null {
+  const decimals = o.decimals ?? 0;
+  switch (o.mode) {
+    case GeneralizeMode.Round: {
+      const n = Number(value);
+      if (!Number.isFinite(n)) return null;
+      if (o.step) return fixed(Math.round(n / o.step) * o.step, decimals);
+      return fixed(Math.round(n * 10 ** decimals) / 10 ** decimals, decimals);
+    }
+    case GeneralizeMode.Bucket: {
+      const n = Number(value);
+      if (!Number.isFinite(n)) return null;
+      const lo = Math.floor(n / o.step!) * o.step!;
+      return `${fixed(lo, decimals)}-${fixed(lo + o.step!, decimals)}`;
+    }
+    case GeneralizeMode.DatePart: {
+      const date = asDate(value);
+      return date ? datePart(date, o.part!) : null;
+    }
+    case GeneralizeMode.Truncate: {
+      const date = asDate(value);
+      if (date && typeof value !== "number") {
+        const part = o.part ?? DatePart.Day;
+        const month = part === DatePart.Year ? 0 : part === DatePart.Quarter ? Math.floor(date.getUTCMonth() / 3) * 3 : date.getUTCMonth();
+        const day = part === DatePart.Day ? date.getUTCDate() : 1;
+        return new Date(Date.UTC(date.getUTCFullYear(), month, day)).toISOString().slice(0, 10);
+      }
+      const n = Number(value);
+      if (!Number.isFinite(n)) return null;
+      return fixed(Math.trunc(n * 10 ** decimals) / 10 ** decimals, decimals);
+    }
+  }
+}
+
+/** Truncate: text longer than `length` characters keeps `length` of them plus the ellipsis. */
+export function truncate(text: string, length: number, ellipsis: string): string {
+  const chars = characters(text);
+  return chars.length <= length ? text : chars.slice(0, length).join("") + ellipsis;
+}
+
+/**
+ * Format: `{0}` is the value as text; `{0:F2}` a number with 2 fixed decimals; `{0:yyyy-MM-dd}`
+ * a date (UTC) with the tokens yyyy, MM, dd, HH, mm, ss. `{{` and `}}` are literal braces.
+ */
+export function format(template: string, value: unknown): string {
+  return template.replace(/\{\{|\}\}|\{0(?::([^}]*))?\}/g, (token, spec: string | undefined) => {
+    if (token === "{{") return "{";
+    if (token === "}}") return "}";
+    if (!spec) return value instanceof Date ? value.toISOString() : String(value);
+    const decimals = /^F(\d{1,2})$/i.exec(spec);
+    if (decimals) {
+      const n = Number(value);
+      return Number.isFinite(n) ? fixed(n, Number(decimals[1])) : String(value);
+    }
+    const date = asDate(value);
+    if (!date) return String(value);
+    return spec.replace(/yyyy|MM|dd|HH|mm|ss/g, (t) =>
+      t === "yyyy" ? String(date.getUTCFullYear()) : t === "MM" ? pad(date.getUTCMonth() + 1) : t === "dd" ? pad(date.getUTCDate())
+        : t === "HH" ? pad(date.getUTCHours()) : t === "mm" ? pad(date.getUTCMinutes()) : pad(date.getUTCSeconds()));
+  });
+}

@@ -1,0 +1,47 @@
+// Token vaults map each distinct (scope, value) to a random 32-hex token, the same token every
+// time. Values are looked up by a keyed digest, never stored in clear as a key. One call per
+// page and scope carries every distinct value (one round trip for remote vaults).
+import { createHmac, randomBytes } from "node:crypto";
+
+export interface IQpTokenVault {
+  /** Tokens for the distinct values of one scope; creates the missing ones atomically. */
+  tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>>;
+}
+
+/** The digest under which a value is stored: HMAC-SHA256 with the vault's own key, hex. */
+export function vaultDigest(key: string | Buffer, scope: string, value: string): string {
+  return createHmac("sha256", key).update(scope).update("\u0000").update(value, "utf8").digest("hex");
+}
+
+export const newToken = () => randomBytes(16).toString("hex");
+
+/** The core package's vault: process memory, atomic by construction (no await between read and write). */
+export class QpInMemoryTokenVault implements IQpTokenVault {
+  private readonly scopes = new Map<string, Map<string, string>>();
+  private readonly key: Buffer;
+  /** How many tokenize calls were made (one per page and scope). */
+  calls = 0;
+
+  constructor(options: { digestKey?: string } = {}) {
+    this.key = options.digestKey ? Buffer.from(options.digestKey, "utf8") : randomBytes(32);
+  }
+
+  async tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    this.calls++;
+    let tokens = this.scopes.get(scope);
+    if (!tokens) this.scopes.set(scope, (tokens = new Map()));
+    const result = new Map<string, string>();
+    for (const value of new Set(values)) {
+      const digest = vaultDigest(this.key, scope, value);
+      let token = tokens.get(digest);
+      if (!token) tokens.set(digest, (token = newToken()));
+      result.set(value, token);
+    }
+    return result;
+  }
+
+  /** Stored entries per scope (digests and tokens only), for inspection. */
+  size(scope: string): number {
+    return this.scopes.get(scope)?.size ?? 0;
+  }
+}
