@@ -1,0 +1,494 @@
+// QueryLib benchmark suite: `npm run bench` (full) or `npm run bench -- --quick`.
+//
+//   node dist/bench/run.js [--quick] [--dialects=sqlite,postgres] [--only=W1,W3]
+//                          [--customers=N] [--sqlite-memory] [--no-build] [--no-growth] [--no-write]
+//
+// Progress goes to stderr; the Markdown tables go to stdout. Writes BENCHMARKS.md at the repo
+// root, bench/out/bench.json and bench/out/growth.png (unless --no-write).
+process.env.TZ ??= "UTC";
+
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import type { EntityTarget, ObjectLiteral } from "typeorm";
+import { Customer, OrderItem } from "../test/domain/entities.js";
+import { growthChart } from "./chart.js";
+import { OUT_DIR, REPO_ROOT, openPostgres, openSqlite, type BenchDatabase, type Dialect } from "./db.js";
+import { interleaved, interleavedLoops, stats, type LoopTask, type PassOptions, type RoundOptions, type TimedTask } from "./measure.js";
+import {
+  conditionsFilter,
+  depthFilter,
+  firstLine,
+  growthBuilder,
+  growthRunner,
+  guardedVariant,
+  loadQueryLib,
+  QUERYLIB_WORKLOADS,
+  pageSizeFilter,
+  querylibKeys,
+  unguardedBuilder,
+  unguardedRunner,
+  type QueryLibApi,
+  type QueryLibResult,
+} from "./querylib-workloads.js";
+import {
+  renderConsole,
+  renderMarkdown,
+  type BenchReport,
+  type BuildResult,
+  type GrowthSeries,
+  type VariantName,
+  type VariantResult,
+  type WorkloadResult,
+} from "./report.js";
+import { CONDITION_COUNTS, DEPTHS, PAGE_SIZES, TITLES, WORKLOAD_IDS, type WorkloadId } from "./workload-params.js";
+import { HAND_WRITTEN, conditionsBuilder, depthBuilder, pageSizeBuilder, type Ctx, type HandWritten, type Outcome, type Runner } from "./workloads.js";
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+interface Options {
+  quick: boolean;
+  dialects: Dialect[];
+  only: WorkloadId[];
+  customers: number;
+  seed: number;
+  sqliteMemory: boolean;
+  build: boolean;
+  growth: boolean;
+  write: boolean;
+  rounds: RoundOptions;
+  buildLoop: PassOptions;
+  growthRounds: RoundOptions;
+  growthBuildLoop: PassOptions;
+}
+
+function parseOptions(argv: string[]): Options {
+  const flag = (name: string) => argv.includes(`--${name}`);
+  const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  for (const arg of argv) {
+    if (!/^--(quick|sqlite-memory|no-build|no-growth|no-write|dialects=.+|only=.+|customers=\d+|seed=\d+)$/.test(arg)) {
+      throw new Error(`unknown argument ${arg} (see the header of bench/run.ts)`);
+    }
+  }
+  const quick = flag("quick");
+  const dialects = (value("dialects") ?? "sqlite,postgres").split(",").map((d) => d.trim()) as Dialect[];
+  for (const d of dialects) if (d !== "sqlite" && d !== "postgres") throw new Error(`unknown dialect ${d}`);
+  const only = (value("only")?.split(",").map((w) => w.trim().toUpperCase()) ?? WORKLOAD_IDS) as WorkloadId[];
+  for (const w of only) if (!WORKLOAD_IDS.includes(w)) throw new Error(`unknown workload ${w}`);
+  return {
+    quick,
+    dialects,
+    only,
+    customers: Number(value("customers") ?? (quick ? 2000 : 10000)),
+    seed: Number(value("seed") ?? 42),
+    sqliteMemory: flag("sqlite-memory"),
+    build: !flag("no-build"),
+    growth: !flag("no-growth"),
+    write: !flag("no-write"),
+    rounds: quick
+      ? { warmupRounds: 5, minRounds: 20, maxRounds: 400, budgetMs: 900 }
+      : { warmupRounds: 20, minRounds: 100, maxRounds: 5000, budgetMs: 6000 },
+    // Build-only: per workload, all variants interleaved in passes; budget covers all of them.
+    buildLoop: quick
+      ? { warmup: 300, iterations: 4000, passes: 8, budgetMs: 600 }
+      : { warmup: 3000, iterations: 30000, passes: 20, budgetMs: 5000 },
+    // Growth: per axis, every point × variant interleaved; budgets cover the whole axis.
+    growthRounds: quick
+      ? { warmupRounds: 2, minRounds: 8, maxRounds: 300, budgetMs: 2000 }
+      : { warmupRounds: 5, minRounds: 40, maxRounds: 3000, budgetMs: 12000 },
+    growthBuildLoop: quick
+      ? { warmup: 300, iterations: 2000, passes: 8, budgetMs: 1200 }
+      : { warmup: 1000, iterations: 10000, passes: 20, budgetMs: 6000 },
+  };
+}
+
+const log = (line: string) => process.stderr.write(line + "\n");
+
+function versionOf(pkg: string): string {
+  try {
+    const url = new URL(`../../node_modules/${pkg}/package.json`, import.meta.url);
+    return JSON.parse(readFileSync(url, "utf8")).version;
+  } catch {
+    return "?";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Correctness guard
+
+function compare(expected: Outcome, actual: Outcome): string | null {
+  if (expected.total !== actual.total) {
+    return `total ${actual.total} ≠ raw ${expected.total}`;
+  }
+  if (expected.keys.length !== actual.keys.length) {
+    return `${actual.keys.length} rows ≠ raw ${expected.keys.length} rows`;
+  }
+  for (let i = 0; i < expected.keys.length; i++) {
+    if (expected.keys[i] !== actual.keys[i]) {
+      return `row #${i + 1} is ${actual.keys[i]}, raw has ${expected.keys[i]} (first rows: [${actual.keys.slice(0, 5).join(", ")}] vs raw [${expected.keys.slice(0, 5).join(", ")}])`;
+    }
+  }
+  return null;
+}
+
+function sqlText(built: unknown): string {
+  const [sql, params] = built as [string, unknown[]];
+  return `${sql} -- ${JSON.stringify(params)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One workload on one dialect
+
+async function runWorkload(
+  ctx: Ctx,
+  id: WorkloadId,
+  api: QueryLibApi | null,
+  querylibNote: string,
+  options: Options,
+): Promise<WorkloadResult> {
+  const result: WorkloadResult = { dialect: ctx.dialect, id, title: TITLES[id], valid: true, rounds: 0, variants: [], notes: [] };
+  let hw: HandWritten;
+  try {
+    hw = HAND_WRITTEN[id](ctx);
+  } catch (error) {
+    result.valid = false;
+    result.notes.push(`${id} (${ctx.dialect}): hand-written setup failed: ${firstLine(error)}`);
+    log(`  ${ctx.dialect} ${id}: SETUP FAILED ${firstLine(error)}`);
+    return result;
+  }
+  if (hw.note) result.notes.push(hw.note);
+
+  const runners = new Map<VariantName, Runner>();
+  const statuses = new Map<VariantName, VariantResult>();
+  runners.set("raw", hw.raw);
+  runners.set("typeorm", hw.typeorm);
+  if (api) {
+    runners.set("querylib", {
+      run: unguardedRunner(api, ctx.dataSource, ctx.counts, id),
+      outcome: (r) => querylibKeys(id, r as QueryLibResult),
+    });
+  } else {
+    statuses.set("querylib", { variant: "querylib", status: "skipped", reason: querylibNote });
+  }
+  const guarded = guardedVariant(api, ctx.dataSource, ctx.counts, id);
+  if ("run" in guarded) {
+    runners.set("querylib-guarded", { run: guarded.run, outcome: (r) => querylibKeys(id, r as QueryLibResult) });
+  } else {
+    statuses.set("querylib-guarded", { variant: "querylib-guarded", status: "skipped", reason: guarded.skipped });
+  }
+  if ("na" in hw.paginate) statuses.set("paginate", { variant: "paginate", status: "n/a", reason: hw.paginate.na });
+  else runners.set("paginate", hw.paginate);
+
+  // The reference: the raw driver.
+  let reference: Outcome;
+  try {
+    reference = hw.raw.outcome(await hw.raw.run());
+  } catch (error) {
+    result.valid = false;
+    result.notes.push(`${id} (${ctx.dialect}): raw driver failed: ${firstLine(error)}`);
+    log(`  ${ctx.dialect} ${id}: RAW FAILED ${firstLine(error)}`);
+    return result;
+  }
+  if (reference.keys.length === 0) {
+    result.notes.push(`${id} (${ctx.dialect}): the raw driver returned an empty page, so the row comparison proves little.`);
+    log(`  ${ctx.dialect} ${id}: WARNING empty page`);
+  }
+  for (const [name, runner] of runners) {
+    if (name === "raw") {
+      statuses.set(name, { variant: name, status: "ok", rows: reference.keys.length, total: reference.total });
+      continue;
+    }
+    try {
+      const outcome = runner.outcome(await runner.run());
+      const difference = compare(reference, outcome);
+      if (difference) {
+        statuses.set(name, { variant: name, status: "mismatch", reason: difference });
+        result.valid = false;
+        log(`  ${ctx.dialect} ${id}: MISMATCH ${name}: ${difference}`);
+      } else {
+        statuses.set(name, { variant: name, status: "ok", rows: outcome.keys.length, total: outcome.total });
+      }
+    } catch (error) {
+      statuses.set(name, { variant: name, status: "error", reason: firstLine(error) });
+      log(`  ${ctx.dialect} ${id}: ERROR ${name}: ${firstLine(error)}`);
+    }
+  }
+
+  // Keep the SQL each side sends, for reading the figures (bench.json only).
+  try {
+    statuses.get("typeorm")!.sql = sqlText(hw.build());
+  } catch {
+    // shown as an error above
+  }
+  if (api && statuses.get("querylib")?.status === "ok") {
+    try {
+      const workload = QUERYLIB_WORKLOADS[id];
+      const r = await api.toListAsync!(workload.source(ctx.dataSource), workload.shape(ctx.counts), true);
+      statuses.get("querylib")!.sql = r.queryString ?? undefined;
+    } catch {
+      // not essential
+    }
+  }
+
+  // Time the variants that returned the raw driver's rows.
+  const tasks: TimedTask[] = [...runners]
+    .filter(([name]) => statuses.get(name)?.status === "ok")
+    .map(([name, runner]) => ({ name, run: runner.run }));
+  const samples = await interleaved(tasks, options.rounds);
+  result.rounds = Math.min(...[...samples.values()].map((s) => s.length));
+  for (const [name, values] of samples) statuses.get(name as VariantName)!.stats = stats(values);
+  const typeormP50 = statuses.get("typeorm")?.stats?.p50;
+  const rawP50 = statuses.get("raw")?.stats?.p50;
+  for (const name of ["raw", "typeorm", "querylib", "querylib-guarded", "paginate"] as VariantName[]) {
+    const v = statuses.get(name);
+    if (!v) continue;
+    if (v.stats && typeormP50) v.ratioTypeorm = v.stats.p50 / typeormP50;
+    if (v.stats && rawP50) v.ratioRaw = v.stats.p50 / rawP50;
+    result.variants.push(v);
+  }
+  log(
+    `  ${ctx.dialect} ${id}: ${result.variants
+      .map((v) => (v.stats ? `${v.variant} ${(v.stats.p50 / 1000).toFixed(3)} ms` : `${v.variant} ${v.status}`))
+      .join(", ")} (${result.rounds} rounds, ${reference.keys.length} rows of ${reference.total})`,
+  );
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build-only
+
+const BUILD_IDS: WorkloadId[] = ["W1", "W2", "W3", "W4", "W7"];
+
+async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string, options: Options): Promise<BuildResult[]> {
+  const out: BuildResult[] = [];
+  for (const id of BUILD_IDS.filter((w) => options.only.includes(w))) {
+    let hw: HandWritten;
+    try {
+      hw = HAND_WRITTEN[id](ctx);
+    } catch {
+      continue;
+    }
+    const tasks: LoopTask[] = [{ name: "typeorm", fn: hw.build }];
+    const failed: BuildResult[] = [];
+    if (api) {
+      const build = unguardedBuilder(api, ctx.dataSource, ctx.counts, id);
+      if (build) {
+        try {
+          build();
+          tasks.push({ name: "querylib", fn: build });
+        } catch (error) {
+          failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "error", reason: firstLine(error) });
+        }
+      } else {
+        failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "skipped", reason: "`filter`/`summary` not exported by QueryLib yet" });
+      }
+    } else {
+      failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "skipped", reason: querylibNote });
+    }
+    if (hw.paginateBuild) {
+      try {
+        await hw.paginateBuild();
+        tasks.push({ name: "paginate", fn: hw.paginateBuild, async: true });
+      } catch (error) {
+        failed.push({ dialect: ctx.dialect, id, variant: "paginate", status: "error", reason: firstLine(error) });
+      }
+    }
+    const samples = await interleavedLoops(tasks, options.buildLoop);
+    const typeorm = stats(samples.get("typeorm")!);
+    for (const task of tasks) {
+      const s = task.name === "typeorm" ? typeorm : stats(samples.get(task.name)!);
+      out.push({ dialect: ctx.dialect, id, variant: task.name as VariantName, status: "ok", stats: s, ratioTypeorm: s.p50 / typeorm.p50 });
+    }
+    out.push(...failed);
+    const line = out
+      .filter((b) => b.dialect === ctx.dialect && b.id === id)
+      .map((b) => (b.stats ? `${b.variant} ${b.stats.p50.toFixed(1)} µs` : `${b.variant} ${b.status}`))
+      .join(", ");
+    log(`  ${ctx.dialect} build ${id}: ${line}`);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Growth curves: all points of an axis are measured interleaved (round by round), so a
+// transient disturbance does not bend one point of the curve.
+
+async function runGrowth(ctx: Ctx, api: QueryLibApi | null, options: Options): Promise<GrowthSeries[]> {
+  const series: GrowthSeries[] = [];
+  const axes: Array<{
+    axis: GrowthSeries["axis"];
+    xs: number[];
+    entity: EntityTarget<ObjectLiteral>;
+    builder: (x: number) => () => { getQueryAndParameters(): unknown; getManyAndCount(): Promise<[unknown[], number]> };
+    shape: (x: number) => unknown;
+  }> = [
+    { axis: "conditions", xs: CONDITION_COUNTS, entity: Customer, builder: (n) => conditionsBuilder(ctx, n), shape: conditionsFilter },
+    { axis: "pageSize", xs: PAGE_SIZES, entity: Customer, builder: (s) => pageSizeBuilder(ctx, s), shape: pageSizeFilter },
+    { axis: "depth", xs: DEPTHS, entity: OrderItem, builder: (d) => depthBuilder(ctx, d), shape: depthFilter },
+  ];
+  for (const { axis, xs, entity, builder, shape } of axes) {
+    const buildTasks: LoopTask[] = [];
+    const execTasks: TimedTask[] = [];
+    for (const x of xs) {
+      const build = builder(x);
+      buildTasks.push({ name: `typeorm@${x}`, fn: () => build().getQueryAndParameters() });
+      execTasks.push({ name: `typeorm@${x}`, run: () => build().getManyAndCount() });
+      if (!api) continue;
+      const run = growthRunner(api, ctx.dataSource, entity, shape(x));
+      try {
+        const expected = await build().getManyAndCount();
+        const got = (await run()) as QueryLibResult;
+        const same =
+          got.totalCount === expected[1] &&
+          got.data.length === expected[0].length &&
+          got.data.every((row, i) => String(row.id) === String((expected[0][i] as { id: unknown }).id));
+        if (same) execTasks.push({ name: `querylib@${x}`, run });
+        else log(`  ${ctx.dialect} growth ${axis}=${x}: QueryLib MISMATCH (total ${got.totalCount} vs ${expected[1]}); point left out`);
+      } catch (error) {
+        log(`  ${ctx.dialect} growth ${axis}=${x}: QueryLib ERROR ${firstLine(error)}; point left out`);
+      }
+      const qb = growthBuilder(api, ctx.dataSource, entity, shape(x));
+      if (qb) {
+        try {
+          qb();
+          buildTasks.push({ name: `querylib@${x}`, fn: qb });
+        } catch {
+          // reported through the exec check above
+        }
+      }
+    }
+    const buildSamples = await interleavedLoops(buildTasks, options.growthBuildLoop);
+    const execSamples = await interleaved(execTasks, options.growthRounds);
+    for (const [metric, samples] of [
+      ["build", buildSamples],
+      ["exec", execSamples],
+    ] as const) {
+      for (const variant of ["typeorm", "querylib"] as VariantName[]) {
+        const points = xs
+          .filter((x) => samples.has(`${variant}@${x}`))
+          .map((x) => {
+            const s = stats(samples.get(`${variant}@${x}`)!);
+            return { x, p50: s.p50, p99: s.p99, n: s.n };
+          });
+        if (points.length) series.push({ axis, metric, dialect: ctx.dialect, variant, points });
+      }
+    }
+    const line = series
+      .filter((s) => s.axis === axis && s.dialect === ctx.dialect)
+      .map((s) => `${s.variant} ${s.metric} ${s.points.map((p) => (s.metric === "build" ? p.p50.toFixed(0) : (p.p50 / 1000).toFixed(2))).join("/")}${s.metric === "build" ? " µs" : " ms"}`)
+      .join("; ");
+    log(`  ${ctx.dialect} growth ${axis}: ${line}`);
+  }
+  return series;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const started = performance.now();
+  const cpus = os.cpus();
+  log(`QueryLib bench${options.quick ? " (quick)" : ""}: ${options.customers} customers, dialects ${options.dialects.join(", ")}, workloads ${options.only.join(", ")}`);
+  const loaded = await loadQueryLib();
+  log(`  ${loaded.note}${loaded.detail ? ` — ${loaded.detail}` : ""}`);
+
+  const report: BenchReport = {
+    meta: {
+      date: new Date().toISOString(),
+      quick: options.quick,
+      node: process.version,
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model.trim() ?? "unknown",
+      platform: `${os.type()} ${os.release()} ${os.arch()}`,
+      totalMemGb: Math.round(os.totalmem() / 1024 ** 3),
+      versions: {
+        typeorm: versionOf("typeorm"),
+        "nestjs-paginate": versionOf("nestjs-paginate"),
+        "better-sqlite3": versionOf("better-sqlite3"),
+        pg: versionOf("pg"),
+      },
+      querylib: loaded.note + (loaded.detail ? ` (${loaded.detail})` : ""),
+      options: {
+        customers: options.customers,
+        seed: options.seed,
+        only: options.only,
+        rounds: options.rounds,
+        buildLoop: options.buildLoop,
+        growthRounds: options.growthRounds,
+        growthBuildLoop: options.growthBuildLoop,
+      },
+      dialects: [],
+      skippedDialects: [],
+    },
+    workloads: [],
+    build: [],
+    growth: [],
+  };
+
+  for (const dialect of options.dialects) {
+    let db: BenchDatabase;
+    try {
+      const spec = { customers: options.customers, seed: options.seed };
+      db = dialect === "sqlite" ? await openSqlite(spec, log, options.sqliteMemory) : await openPostgres(spec, log);
+    } catch (error) {
+      log(`  ${dialect}: NOT RUN — ${firstLine(error)}`);
+      report.meta.skippedDialects.push({ dialect, reason: firstLine(error) });
+      continue;
+    }
+    report.meta.dialects.push({
+      dialect,
+      serverVersion: db.serverVersion,
+      location: db.location,
+      counts: db.counts,
+      seededNow: db.seededNow,
+      setupMs: db.seedMs,
+    });
+    log(`  ${dialect}: ${db.serverVersion}, ${db.seededNow ? "seeded" : "reused seed"} (${db.counts.customer} customers, ${db.counts.customer_order} orders, ${db.counts.order_item} items)`);
+    const ctx: Ctx = { dialect, dataSource: db.dataSource, db, counts: db.counts };
+    try {
+      for (const id of options.only) {
+        report.workloads.push(await runWorkload(ctx, id, loaded.api, loaded.note, options));
+        (globalThis as { gc?: () => void }).gc?.();
+      }
+      if (options.build) report.build.push(...(await runBuild(ctx, loaded.api, loaded.note, options)));
+      if (options.growth) report.growth.push(...(await runGrowth(ctx, loaded.api, options)));
+    } finally {
+      await db.close();
+    }
+  }
+  report.meta.durationMs = Math.round(performance.now() - started);
+
+  // A full run writes BENCHMARKS.md at the repo root; a --quick spot check (or a partial run
+  // with --only / --dialects) writes its files under bench/out/ with a ".quick" / ".partial"
+  // suffix, so it never overwrites the published figures.
+  const partial = options.only.length !== WORKLOAD_IDS.length || options.dialects.length !== 2;
+  const suffix = options.quick ? ".quick" : partial ? ".partial" : "";
+  const written: string[] = [];
+  if (options.write) {
+    mkdirSync(OUT_DIR, { recursive: true });
+    writeFileSync(`${OUT_DIR}bench${suffix}.json`, JSON.stringify(report, null, 2) + "\n");
+    written.push(`bench/out/bench${suffix}.json`);
+    let chartRel: string | null = null;
+    if (report.growth.some((s) => s.points.length > 0)) {
+      writeFileSync(`${OUT_DIR}growth${suffix}.png`, growthChart(report.growth));
+      chartRel = `bench/out/growth${suffix}.png`;
+      written.push(chartRel);
+    }
+    if (suffix) {
+      writeFileSync(`${OUT_DIR}BENCHMARKS${suffix}.md`, renderMarkdown(report, chartRel ? `growth${suffix}.png` : null));
+      written.push(`bench/out/BENCHMARKS${suffix}.md`);
+    } else {
+      writeFileSync(`${REPO_ROOT}BENCHMARKS.md`, renderMarkdown(report, chartRel));
+      written.push("BENCHMARKS.md");
+    }
+  }
+  process.stdout.write(renderConsole(report) + "\n");
+  log(`done in ${(report.meta.durationMs! / 1000).toFixed(1)} s${written.length ? `; wrote ${written.join(", ")}` : ""}`);
+  const invalid = report.workloads.filter((w) => !w.valid);
+  if (invalid.length) log(`INVALID workloads: ${invalid.map((w) => `${w.dialect} ${w.id}`).join(", ")}`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
