@@ -48,7 +48,8 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
   switch (c.dataType) {
     case DataType.Text:
     case DataType.Enum:
-      return compileText(scope, expr, c);
+      // A native enum (PostgreSQL, MySQL) compares as its text, like a varchar-stored one.
+      return compileText(scope, column.fieldKind === "enum" ? writer.dialect.enumText(expr) : expr, c);
     case DataType.Guid: {
       const native = column.fieldKind === "uuid" && writer.dialect.name === "postgres";
       return compileOrdered(scope, native ? expr : `lower(${expr})`, c.operator, c.values.map((v) => encode(scope, column, v)));

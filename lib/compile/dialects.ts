@@ -10,7 +10,10 @@ export interface SqlDialect {
   readonly name: DialectName;
   quote(identifier: string): string;
   placeholder(position: number): string;
-  /** Lower-case text with full Unicode case mapping. */
+  /**
+   * Lower-case text with full Unicode case mapping, final sigma folded to σ: JavaScript maps a
+   * word-final Σ to ς, the databases to σ, so every target folds both to σ.
+   */
   lower(expr: string): string;
   /** Makes a text comparison exact (case-, accent- and trailing-space-sensitive). */
   exact(expr: string): string;
@@ -47,7 +50,7 @@ export const postgres: SqlDialect = {
   name: "postgres",
   quote: doubleQuote,
   placeholder: (p) => `$${p}`,
-  lower: (e) => `lower(${e})`,
+  lower: (e) => `replace(lower(${e}), 'ς', 'σ')`,
   exact: (e) => e,
   calendarDate: (e) => `CAST(${e} AS date)`,
   orderTerm: (e, d) => `${e} ${direction(d)} ${d === Direction.Descending ? "NULLS LAST" : "NULLS FIRST"}`,
@@ -60,7 +63,7 @@ export const mysql: SqlDialect = {
   name: "mysql",
   quote: (id) => `\`${id.replaceAll("`", "``")}\``,
   placeholder: () => "?",
-  lower: (e) => `LOWER(${e})`,
+  lower: (e) => `REPLACE(LOWER(${e}), 'ς', 'σ')`,
   // The default collations are case- and accent-insensitive and pad spaces: compare bytes.
   exact: (e) => `CAST(${e} AS BINARY)`,
   calendarDate: (e) => `DATE(${e})`,

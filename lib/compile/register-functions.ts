@@ -4,11 +4,14 @@ import type { DataSource } from "typeorm";
 
 const registered = new WeakSet<object>();
 
+/** The case folding of every `I…` operator: lower case, final sigma as σ (as the databases do). */
+export const foldCase = (text: string) => text.toLowerCase().replaceAll("ς", "σ");
+
 export function registerSqliteFunctions(dataSource: DataSource): void {
   const connection = (dataSource.driver as { databaseConnection?: { function?: Function } }).databaseConnection;
   if (!connection || registered.has(connection) || typeof connection.function !== "function") return;
   connection.function.call(connection, "ql_lower", { deterministic: true }, (value: unknown) =>
-    typeof value === "string" ? value.toLowerCase() : value,
+    typeof value === "string" ? foldCase(value) : value,
   );
   registered.add(connection);
 }

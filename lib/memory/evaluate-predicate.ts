@@ -6,6 +6,7 @@ import type { Predicate } from "../plan/nodes.js";
 import { isCaseInsensitive } from "../plan/operator-rules.js";
 import type { Test } from "../compile/compile-predicate.js";
 import { type Row, calendarDate, follow, normalize, readColumn } from "./values.js";
+import { foldCase } from "../compile/register-functions.js";
 
 export function matches(row: Row, predicate: Predicate): boolean {
   switch (predicate.kind) {
@@ -65,7 +66,7 @@ function testOrdered(value: unknown, op: Op, values: readonly unknown[]): boolea
 
 function testText(value: string, t: Test): boolean {
   const insensitive = isCaseInsensitive(t.operator);
-  const fold = (s: string) => (insensitive ? s.toLowerCase() : s);
+  const fold = (s: string) => (insensitive ? foldCase(s) : s);
   const field = fold(value);
   const values = (t.values as string[]).map(fold);
   const negated = t.operator.includes("Not");

@@ -6,8 +6,8 @@ import type {
 } from "../shapes/shapes.js";
 import { fromJson, readArray, readEnum, readInt, readObject, readString, readStringList } from "./reader.js";
 
-export function parseCondition(input: unknown, path = "condition"): Condition {
-  const m = readObject(fromJson(input), path, ["sort", "field", "dataType", "operator", "values"] as const);
+function readCondition(input: unknown, path: string): Condition {
+  const m = readObject(input, path, ["sort", "field", "dataType", "operator", "values"] as const);
   return Object.freeze({
     sort: readInt(m.sort, `${path}.sort`, 0),
     field: readString(m.field, `${path}.field`),
@@ -17,20 +17,20 @@ export function parseCondition(input: unknown, path = "condition"): Condition {
   });
 }
 
-export function parseConditionGroup(input: unknown, path = "conditionGroup"): ConditionGroup {
-  const m = readObject(fromJson(input), path, ["sort", "connector", "conditions", "subConditionGroups"] as const);
+function readConditionGroup(input: unknown, path: string): ConditionGroup {
+  const m = readObject(input, path, ["sort", "connector", "conditions", "subConditionGroups"] as const);
   const conditions = readArray(m.conditions, `${path}.conditions`) ?? [];
   const groups = readArray(m.subConditionGroups, `${path}.subConditionGroups`) ?? [];
   return Object.freeze({
     sort: readInt(m.sort, `${path}.sort`, 0),
     connector: readEnum(m.connector, `${path}.connector`, enumMembers.Connector, Connector.And),
-    conditions: Object.freeze(conditions.map((c, i) => parseCondition(c, `${path}.conditions[${i}]`))),
-    subConditionGroups: Object.freeze(groups.map((g, i) => parseConditionGroup(g, `${path}.subConditionGroups[${i}]`))),
+    conditions: Object.freeze(conditions.map((c, i) => readCondition(c, `${path}.conditions[${i}]`))),
+    subConditionGroups: Object.freeze(groups.map((g, i) => readConditionGroup(g, `${path}.subConditionGroups[${i}]`))),
   });
 }
 
-export function parseOrderBy(input: unknown, path = "orderBy"): OrderBy {
-  const m = readObject(fromJson(input), path, ["sort", "field", "direction"] as const);
+function readOrderBy(input: unknown, path: string): OrderBy {
+  const m = readObject(input, path, ["sort", "field", "direction"] as const);
   return Object.freeze({
     sort: readInt(m.sort, `${path}.sort`, 0),
     field: readString(m.field, `${path}.field`),
@@ -38,18 +38,18 @@ export function parseOrderBy(input: unknown, path = "orderBy"): OrderBy {
   });
 }
 
-export function parseOrders(input: unknown, path = "orders"): readonly OrderBy[] | null {
-  const list = readArray(fromJson(input), path);
-  return list && Object.freeze(list.map((o, i) => parseOrderBy(o, `${path}[${i}]`)));
+function readOrders(input: unknown, path: string): readonly OrderBy[] | null {
+  const list = readArray(input, path);
+  return list && Object.freeze(list.map((o, i) => readOrderBy(o, `${path}[${i}]`)));
 }
 
-export function parsePageBy(input: unknown, path = "page"): PageBy {
-  const m = readObject(fromJson(input), path, ["pageNumber", "pageSize"] as const);
+function readPageBy(input: unknown, path: string): PageBy {
+  const m = readObject(input, path, ["pageNumber", "pageSize"] as const);
   return Object.freeze({ pageNumber: readInt(m.pageNumber, `${path}.pageNumber`, 0), pageSize: readInt(m.pageSize, `${path}.pageSize`, 0) });
 }
 
-export function parseAggregateBy(input: unknown, path = "aggregateBy"): AggregateBy {
-  const m = readObject(fromJson(input), path, ["field", "alias", "aggregator"] as const);
+function readAggregateBy(input: unknown, path: string): AggregateBy {
+  const m = readObject(input, path, ["field", "alias", "aggregator"] as const);
   return Object.freeze({
     field: readString(m.field, `${path}.field`),
     alias: readString(m.alias, `${path}.alias`),
@@ -57,23 +57,23 @@ export function parseAggregateBy(input: unknown, path = "aggregateBy"): Aggregat
   });
 }
 
-export function parseGroupBy(input: unknown, path = "groupBy"): GroupBy {
-  const m = readObject(fromJson(input), path, ["fields", "aggregateBy"] as const);
+function readGroupBy(input: unknown, path: string): GroupBy {
+  const m = readObject(input, path, ["fields", "aggregateBy"] as const);
   const aggregates = readArray(m.aggregateBy, `${path}.aggregateBy`) ?? [];
   return Object.freeze({
     fields: Object.freeze([...(readStringList(m.fields, `${path}.fields`) ?? [])]),
-    aggregateBy: Object.freeze(aggregates.map((a, i) => parseAggregateBy(a, `${path}.aggregateBy[${i}]`))),
+    aggregateBy: Object.freeze(aggregates.map((a, i) => readAggregateBy(a, `${path}.aggregateBy[${i}]`))),
   });
 }
 
-export function parseConditionSet(input: unknown, path = "conditionSet"): ConditionSet {
-  const m = readObject(fromJson(input), path, ["sort", "intersection", "conditionGroup"] as const);
+function readConditionSet(input: unknown, path: string): ConditionSet {
+  const m = readObject(input, path, ["sort", "intersection", "conditionGroup"] as const);
   return Object.freeze({
     sort: readInt(m.sort, `${path}.sort`, 0),
     intersection: m.intersection === undefined || m.intersection === null
       ? null
       : readEnum<Intersection>(m.intersection, `${path}.intersection`, enumMembers.Intersection, Intersection.Union),
-    conditionGroup: m.conditionGroup == null ? emptyGroup : parseConditionGroup(m.conditionGroup, `${path}.conditionGroup`),
+    conditionGroup: m.conditionGroup == null ? emptyGroup : readConditionGroup(m.conditionGroup, `${path}.conditionGroup`),
   });
 }
 
@@ -85,10 +85,10 @@ const optional = <T>(value: unknown, parse: (v: unknown, p: string) => T, path: 
 export function parseFilter(input: unknown): Filter {
   const m = readObject(fromJson(input ?? {}), "filter", ["conditionGroup", "selects", "orders", "page"] as const);
   return Object.freeze({
-    conditionGroup: optional(m.conditionGroup, parseConditionGroup, "conditionGroup"),
+    conditionGroup: optional(m.conditionGroup, readConditionGroup, "conditionGroup"),
     selects: freezeList(readStringList(m.selects, "selects")),
-    orders: parseOrders(m.orders ?? null),
-    page: optional(m.page, parsePageBy, "page"),
+    orders: readOrders(m.orders ?? null, "orders"),
+    page: optional(m.page, readPageBy, "page"),
   });
 }
 
@@ -96,21 +96,21 @@ export function parseSegment(input: unknown): Segment {
   const m = readObject(fromJson(input ?? {}), "segment", ["conditionSets", "selects", "orders", "page"] as const);
   const sets = readArray(m.conditionSets, "conditionSets") ?? [];
   return Object.freeze({
-    conditionSets: Object.freeze(sets.map((s, i) => parseConditionSet(s, `conditionSets[${i}]`))),
+    conditionSets: Object.freeze(sets.map((s, i) => readConditionSet(s, `conditionSets[${i}]`))),
     selects: freezeList(readStringList(m.selects, "selects")),
-    orders: parseOrders(m.orders ?? null),
-    page: optional(m.page, parsePageBy, "page"),
+    orders: readOrders(m.orders ?? null, "orders"),
+    page: optional(m.page, readPageBy, "page"),
   });
 }
 
 export function parseSummary(input: unknown): Summary {
   const m = readObject(fromJson(input ?? {}), "summary", ["conditionGroup", "groupBy", "having", "orders", "page"] as const);
   return Object.freeze({
-    conditionGroup: optional(m.conditionGroup, parseConditionGroup, "conditionGroup"),
-    groupBy: optional(m.groupBy, parseGroupBy, "groupBy"),
-    having: optional(m.having, parseConditionGroup, "having"),
-    orders: parseOrders(m.orders ?? null),
-    page: optional(m.page, parsePageBy, "page"),
+    conditionGroup: optional(m.conditionGroup, readConditionGroup, "conditionGroup"),
+    groupBy: optional(m.groupBy, readGroupBy, "groupBy"),
+    having: optional(m.having, readConditionGroup, "having"),
+    orders: readOrders(m.orders ?? null, "orders"),
+    page: optional(m.page, readPageBy, "page"),
   });
 }
 
@@ -127,3 +127,13 @@ export function shapeKindOf(input: unknown): ShapeKind {
   if (keys.includes("groupby") || keys.includes("having")) return "summary";
   return "filter";
 }
+
+// Entry points: a JSON text or a value at the top level only; nested members are never re-parsed.
+export const parseCondition = (input: unknown): Condition => readCondition(fromJson(input), "condition");
+export const parseConditionGroup = (input: unknown): ConditionGroup => readConditionGroup(fromJson(input), "conditionGroup");
+export const parseOrderBy = (input: unknown): OrderBy => readOrderBy(fromJson(input), "orderBy");
+export const parseOrders = (input: unknown): readonly OrderBy[] | null => readOrders(fromJson(input), "orders");
+export const parsePageBy = (input: unknown): PageBy => readPageBy(fromJson(input), "page");
+export const parseAggregateBy = (input: unknown): AggregateBy => readAggregateBy(fromJson(input), "aggregateBy");
+export const parseGroupBy = (input: unknown): GroupBy => readGroupBy(fromJson(input), "groupBy");
+export const parseConditionSet = (input: unknown): ConditionSet => readConditionSet(fromJson(input), "conditionSet");

@@ -1,7 +1,7 @@
 // ConditionGroup → Predicate, validating in 2.1.5's order: the group's sort uniqueness, then
 // each condition by Sort (field → path → arity → format → combination), then sub-groups.
 import { Codes, fail } from "../errors/codes.js";
-import { Connector } from "../shapes/enums.js";
+import { Connector, DataType } from "../shapes/enums.js";
 import type { Condition, ConditionGroup } from "../shapes/shapes.js";
 import type { EntityModel } from "../model/entity-model.js";
 import { resolvePath } from "../resolve/resolve-path.js";
@@ -41,7 +41,9 @@ export function buildCondition(root: EntityModel, condition: Condition, where: s
   const path = resolvePath(root, condition.field, `${where}.field`);
   const column = requireColumn(path, `${where}.field`);
   checkArity(condition.operator, condition.values.length, `${where}.values`);
-  const values = condition.values.map((v, i) => coerceValue(toToken(v), condition.dataType, column, `${where}.values[${i}]`));
+  // Contains/StartsWith/EndsWith on an Enum match its text: the needle stays text.
+  const valueType = condition.dataType === DataType.Enum && /Contains|StartsWith|EndsWith/.test(condition.operator) ? DataType.Text : condition.dataType;
+  const values = condition.values.map((v, i) => coerceValue(toToken(v), valueType, column, `${where}.values[${i}]`));
   checkCombination(condition.dataType, condition.operator, where);
   checkFieldKind(condition.dataType, column.fieldKind, path.path, `${where}.dataType`);
   return wrapCollections(path.hops, (hops) => ({
