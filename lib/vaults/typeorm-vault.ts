@@ -1,0 +1,68 @@
+// querylib/typeorm-vault: tokens in a relational table (SQLite, PostgreSQL, MariaDB/MySQL)
+// through TypeORM. The table `querylib_token` has a unique (scope, digest) constraint; add
+// `QpTypeOrmTokenVault.entities` to the DataSource (synchronize) or create it with the
+// migration SQL in the README. Get-or-create is atomic through that constraint.
+import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource } from "typeorm";
+import type { IQpTokenVault } from "../transform/vault.js";
+import { newToken, vaultDigest } from "../transform/vault.js";
+import { checkDigestKey } from "./digest-key.js";
+
+@Entity("querylib_token")
+@Index("UQ_querylib_token_scope_digest", ["scope", "digest"], { unique: true })
+export class QpTokenRecord {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ type: "varchar", length: 200 }) scope!: string;
+  @Column({ type: "varchar", length: 64 }) digest!: string;
+  @Column({ type: "varchar", length: 32 }) token!: string;
+}
+
+export interface QpTypeOrmTokenVaultOptions {
+  /** A secret of at least 16 characters, the same in every process sharing the vault. */
+  digestKey: string;
+}
+
+export class QpTypeOrmTokenVault implements IQpTokenVault {
+  static readonly entities = [QpTokenRecord];
+  private readonly digestKey: string;
+  /** Statements sent: one per page and scope on SQLite and PostgreSQL, two on MariaDB/MySQL. */
+  roundTrips = 0;
+
+  constructor(private readonly dataSource: DataSource, options: QpTypeOrmTokenVaultOptions) {
+    this.digestKey = checkDigestKey("QpTypeOrmTokenVault", options.digestKey);
+  }
+
+  async tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    const distinct = [...new Set(values)];
+    if (distinct.length === 0) return new Map();
+    const digests = distinct.map((v) => vaultDigest(this.digestKey, scope, v));
+    const byDigest = new Map<string, string>();
+    const type = this.dataSource.options.type;
+    const quote = (id: string) => this.dataSource.driver.escape(id);
+    const table = quote(this.dataSource.getMetadata(QpTokenRecord).tableName);
+    const [s, d, t] = ["scope", "digest", "token"].map(quote);
+    if (type === "mysql" || type === "mariadb") {
+      const rows = distinct.map(() => "(?, ?, ?)").join(", ");
+      this.roundTrips += 2;
+      await this.dataSource.query(`INSERT IGNORE INTO ${table} (${s}, ${d}, ${t}) VALUES ${rows}`, digests.flatMap((digest) => [scope, digest, newToken()]));
+      const found: { digest: string; token: string }[] = await this.dataSource.query(`SELECT ${d} AS digest, ${t} AS token FROM ${table} WHERE ${s} = ? AND ${d} IN (${digests.map(() => "?").join(", ")})`, [scope, ...digests]);
+      for (const row of found) byDigest.set(row.digest, row.token);
+    } else {
+      const placeholder = type === "postgres" ? (i: number) => `$${i}` : () => "?";
+      const rows = digests.map((_, i) => `(${placeholder(i * 3 + 1)}, ${placeholder(i * 3 + 2)}, ${placeholder(i * 3 + 3)})`).join(", ");
+      // The no-op update makes RETURNING give back existing rows too: one statement, one round trip.
+      this.roundTrips++;
+      const found: { digest: string; token: string }[] = await this.dataSource.query(
+        `INSERT INTO ${table} (${s}, ${d}, ${t}) VALUES ${rows} ON CONFLICT (${s}, ${d}) DO UPDATE SET ${s} = excluded.${s} RETURNING ${d} AS digest, ${t} AS token`,
+        digests.flatMap((digest) => [scope, digest, newToken()]),
+      );
+      for (const row of found) byDigest.set(row.digest, row.token);
+    }
+    const tokens = new Map<string, string>();
+    distinct.forEach((value, i) => {
+      const token = byDigest.get(digests[i]!);
+      if (!token) throw new Error("the token table returned no token for a value");
+      tokens.set(value, token);
+    });
+    return tokens;
+  }
+}
