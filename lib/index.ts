@@ -23,3 +23,10 @@ export { applyPolicy, GuardedQuery, type GuardedResult } from "./policy/guarded.
 export type { PolicyTrace, PolicyTraceEntry } from "./policy/trace.js";
 export * from "../decorators/index.js";
 export { QpInMemoryTokenVault, type IQpTokenVault } from "./transform/vault.js";
+export type { QpAuditEvent, IQpAuditSink } from "./policy/audit.js";
+export { QpInMemoryRuleStore, type IQpRuleStore, type QpRuleSnapshotData } from "./rules/store.js";
+export { QpTypeOrmRuleStore, QpRuleRecord, QpRuleVersionRecord } from "./rules/typeorm-store.js";
+export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
+export type { QpPolicyHealth } from "./rules/snapshot.js";
+export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./policy/admin.js";
+export { UnknownEntity } from "./policy/admin.js";

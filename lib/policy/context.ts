@@ -42,4 +42,8 @@ export class QpPolicyContext {
 export interface QpPolicyProviders {
   resolveSubjects?(context: QpPolicyContext): Promise<readonly QpSubject[]> | readonly QpSubject[];
   resolveValues?(context: QpPolicyContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Where runtime rules live: in memory by default, or `new QpTypeOrmRuleStore(dataSource)`. */
+  ruleStore?: import("../rules/store.js").IQpRuleStore;
+  /** The clock snapshots age by (tests). */
+  clock?: () => number;
 }

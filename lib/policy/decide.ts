@@ -21,6 +21,8 @@ export interface Decision {
   readonly source: string;
   /** Sources that lost, for explain. */
   readonly overridden: readonly DecisionSource[];
+  /** The mask settings when a rule decided Mask. */
+  readonly mask?: import("../../decorators/registry.js").MaskOptions | null;
 }
 
 const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1 };
@@ -46,8 +48,10 @@ export function attributeSources(policy: MemberPolicy | undefined, feature: Poli
   return sources;
 }
 
-export function decide(feature: PolicyFeature, sources: readonly DecisionSource[]): Decision {
+export function decide(feature: PolicyFeature, sources: readonly DecisionSource[], conflict?: (winner: DecisionSource, all: readonly DecisionSource[]) => DecisionSource | null): Decision {
   if (sources.length === 0) return { feature, effect: PolicyEffect.Allow, level: null, source: "default (no policy)", overridden: [] };
-  const [winner, ...rest] = [...sources].sort(compareSources);
-  return { feature, effect: winner!.effect, level: winner!.level, source: winner!.source, overridden: rest };
+  const [first, ...rest] = [...sources].sort(compareSources);
+  const winner = conflict?.(first!, sources) ?? first!;
+  const mask = "rule" in winner ? (winner as { rule: { mask: Decision["mask"] } }).rule.mask : null;
+  return { feature, effect: winner.effect, level: winner.level, source: winner.source, overridden: winner === first ? rest : [first!, ...rest], mask };
 }

@@ -5,21 +5,85 @@ import { setUnguardedCheck } from "../api/unguarded.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpPolicyContext, type QpPolicyProviders } from "./context.js";
 import { classPolicyOf } from "./entity-policy.js";
+import type { DataSource } from "typeorm";
+import type { Filter } from "../shapes/shapes.js";
+import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
+import { sanitize } from "./guarded.js";
+import { type DecisionTable, decisionTable } from "./decision-table.js";
+import { checkRuleTarget } from "./rule-checks.js";
+import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
+import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
+import { type QpRule, type QpRuleInput, normalizeRule, subjectKey } from "../rules/rule.js";
 import { modelOfClass } from "../model/entity-model.js";
 import { transformChainOf } from "../transform/field-transforms.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
 
+let engineCount = 0;
+
 export class QpPolicyEngine {
   readonly options: QpPolicyOptions;
+  readonly ruleStore: IQpRuleStore;
+  private readonly snapshots: RuleSnapshots;
+  private readonly id = ++engineCount;
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
     for (const [, entity] of this.options.entities.entries()) checkTransforms(entity);
+    this.ruleStore = providers.ruleStore ?? new QpInMemoryRuleStore();
+    this.snapshots = new RuleSnapshots(this.ruleStore, this.options, providers.clock);
   }
 
-  /** Version of the rule snapshot decisions are made against (0: attributes only). */
+  /** Version of the rule snapshot in use (0 before any rule). */
   get snapshotVersion(): number {
-    return 0;
+    return this.snapshots.health().snapshotVersion;
+  }
+
+  /** The decisions for a caller under the current snapshot (cached per version and subject set). */
+  async decisionsAsync(context: QpPolicyContext): Promise<DecisionTable> {
+    return decisionTable(await this.snapshots.snapshotAsync(), context, this.id);
+  }
+
+  health(): QpPolicyHealth {
+    return this.snapshots.health();
+  }
+
+  /** Creates (no id) or replaces a rule after validating it; this instance sees it at once. */
+  async upsertRuleAsync(input: QpRuleInput, changedBy?: string): Promise<QpRule> {
+    const shaped = normalizeRule(input, input?.id ?? "pending", changedBy ?? null);
+    checkRuleTarget(this.options, shaped);
+    const rule = await this.ruleStore.upsertAsync(input, changedBy ?? null);
+    await this.snapshots.refreshAsync();
+    return rule;
+  }
+
+  async deleteRuleAsync(id: string): Promise<boolean> {
+    const deleted = await this.ruleStore.deleteAsync(id);
+    await this.snapshots.refreshAsync();
+    return deleted;
+  }
+
+  /** The fields of an exposed entity a caller may use, for a filter UI (SPEC.md schema rules 1-8). */
+  schemaAsync(entity: string, request: { paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext): Promise<SchemaResponse> {
+    return schemaOf(this, entity, request, context);
+  }
+
+  /** The whole decision chain of one field (or of every field a schema request would show). */
+  explainAsync(entity: string, request: { field?: string | null; paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext) {
+    return explainOf(this, entity, request, context);
+  }
+
+  /** The sanitized clause and the SQL that would run: nothing executes, no audit event is written. */
+  simulateAsync(entity: string, filter: unknown, context: QpPolicyContext, dataSource: DataSource): Promise<SimulateResponse> {
+    return simulateOf(this, async (model, parsed) => {
+      const sanitized = await sanitize(this, context, model, "filter", parsed, false, false);
+      return { shape: sanitized.shape as Filter, trace: sanitized.trace };
+    }, entity, filter, dataSource);
+  }
+
+  /** Rules, optionally for one subject ("Role:analyst", "Tenant:t-1", "Global"). */
+  async listRulesAsync(subject?: string): Promise<QpRule[]> {
+    const { rules } = await this.ruleStore.loadAsync();
+    return subject ? rules.filter((r) => subjectKey(r).toLowerCase() === subject.trim().toLowerCase()) : [...rules];
   }
 
   /** Resolves subjects and values through the providers; once per request. */

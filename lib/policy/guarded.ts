@@ -22,8 +22,9 @@ export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
 }
 
-function sanitize(engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean): SanitizeResult<ParsedShape> {
-  const sanitizer = new Sanitizer(engine.options, context, model, engine.snapshotVersion);
+export async function sanitize(engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true): Promise<SanitizeResult<ParsedShape>> {
+  const sanitizer = new Sanitizer(engine.options, context, model, await engine.decisionsAsync(context));
+  sanitizer.audit = audit;
   if (kind === "segment") return sanitizeSegment(sanitizer, shape as Segment, getQueryString);
   if (kind === "summary") return sanitizeSummary(sanitizer, shape as Summary, getQueryString);
   return sanitizeFilter(sanitizer, shape as Filter, getQueryString);
@@ -49,14 +50,14 @@ export class GuardedQuery<T extends ObjectLiteral> {
   private async run(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
     if (Array.isArray(this.source)) return this.runInMemory(kind, parsed, typed, getQueryString);
     const resolved = resolveSource(this.source as QuerySource<T>);
-    const sanitized = sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString);
+    const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString);
     return finish(await runParsedAsync<T>(resolved, kind, sanitized.shape, typed, getQueryString), kind, sanitized, this.engine, this.context);
   }
 
-  private runInMemory(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
+  private async runInMemory(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
     const rows = this.source as readonly T[];
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
-    const sanitized = sanitize(this.engine, this.context, model, kind, parsed, getQueryString);
+    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString);
     return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, sanitized, this.engine, this.context);
   }
 

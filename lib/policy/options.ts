@@ -53,6 +53,7 @@ export class QpEntityCatalogue {
 }
 
 import type { IQpTokenVault } from "../transform/vault.js";
+import type { IQpAuditSink } from "./audit.js";
 
 export interface QpPolicyOptions {
   tier: QpTier;
@@ -65,7 +66,7 @@ export interface QpPolicyOptions {
   hashSalt: string | undefined;
   tokenVault: IQpTokenVault | undefined;
   readonly entities: QpEntityCatalogue;
-  auditSink: { write(events: readonly unknown[]): Promise<void> } | undefined;
+  auditSink: IQpAuditSink | undefined;
 }
 
 export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval">> & {

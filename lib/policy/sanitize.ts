@@ -12,12 +12,15 @@ import type { FieldKind } from "../model/field-kind.js";
 import { groupKeyName } from "../plan/build-summary.js";
 import { bySort } from "../plan/build-predicate.js";
 import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
-import { attributeSources, decide, type Decision } from "./decide.js";
+import type { Decision } from "./decide.js";
+import type { DecisionTable } from "./decision-table.js";
+import { ruleMaskChain } from "../transform/field-transforms.js";
 import { classPolicyOf, describeSource } from "./entity-policy.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
 import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
+import { recordAudit } from "./audit.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
@@ -70,14 +73,22 @@ export class Sanitizer {
     private readonly options: QpPolicyOptions,
     private readonly context: QpPolicyContext,
     private readonly root: EntityModel,
-    private readonly snapshotVersion: number,
+    private readonly decisions: DecisionTable,
   ) {
     this.floor = options.caps.minGroupSize;
   }
 
-  /** The chain of a member, checked against what configuration provides (salt, vault). */
+  /**
+   * The chain a member's values go through on output: a rule's mask when a rule decided Mask,
+   * none when a rule lifted an overridable transformation, else the decorators' chain.
+   */
   private chainOf(member: PolicyMember): TransformChain | null {
-    const chain = transformChainOf(member.policy, member.member.kind === "column" ? member.member.fieldKind : null);
+    const kind = member.member.kind === "column" ? member.member.fieldKind : null;
+    const decision = this.decision(member, PolicyFeature.Select);
+    let chain: TransformChain | null;
+    if (decision.effect === PolicyEffect.Mask && decision.mask) chain = ruleMaskChain(decision.mask, member, decision.source);
+    else if (decision.effect === PolicyEffect.Allow && decision.level !== null && decision.level < PolicyLevel.OverridableAttribute) chain = null;
+    else chain = transformChainOf(member.policy, kind);
     if (chain) checkChainNeeds(chain, { hashSalt: this.options.hashSalt, vault: this.options.tokenVault });
     return chain;
   }
@@ -102,8 +113,21 @@ export class Sanitizer {
     return this.options.dryRun;
   }
 
-  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string) {
+  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember) {
     this.entries.push({ field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}) });
+    if (member && this.audit) this.auditUse(member, field, feature, action, enforced);
+  }
+
+  /** Simulate sanitizes without recording audit events. */
+  audit = true;
+
+  private auditUse(member: PolicyMember, field: string, feature: string, action: PolicyAction, enforced: boolean) {
+    const flag = PolicyFeature[feature as keyof typeof PolicyFeature];
+    const audited = member.policy?.attributes.some((a) => a.kind === "audit" && typeof flag === "number" && (a.features & flag) !== 0);
+    if (!audited) return;
+    recordAudit(this.context.auditEvents, this.options.caps.maxAuditEvents, {
+      at: new Date().toISOString(), entity: this.options.entities.nameOf(this.root.target) ?? this.root.name, field, feature, action, subjects: this.context.subjects, enforced,
+    });
   }
 
   /** Throws, or in dry run records what would have been refused and goes on. */
@@ -114,7 +138,7 @@ export class Sanitizer {
   }
 
   decision(member: PolicyMember, feature: PolicyFeature): Decision {
-    return decide(feature, attributeSources(member.policy, feature));
+    return this.decisions.decide(member, feature);
   }
 
   private checkReference(ref: Reference, where: string): void {
@@ -134,14 +158,15 @@ export class Sanitizer {
     const decision = this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
     if (decision.effect !== PolicyEffect.Deny) {
-      this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision);
+      this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
       return true;
     }
     const message = `${ref.publicPath} may not be used for ${name} (${decision.source})`;
     if (drops && this.options.tier === QpTier.Convenience) {
-      this.record(ref.publicPath, name, PolicyAction.Dropped, decision, !this.dryRun, message);
+      this.record(ref.publicPath, name, PolicyAction.Dropped, decision, !this.dryRun, message, ref.end);
       return this.dryRun;
     }
+    this.auditUse(ref.end, ref.publicPath, name, PolicyAction.Denied, !this.dryRun);
     this.refuse(deniedCode[feature]!, message, where, ref.publicPath, name, decision);
     return true;
   }
@@ -283,9 +308,9 @@ export class Sanitizer {
     const end = members[members.length - 1]!;
     const decision = this.decision(end, PolicyFeature.Select);
     if (decision.effect === PolicyEffect.Deny) {
-      this.record(publicPath, "Select", PolicyAction.Dropped, decision, !this.dryRun, `not selectable (${where} asked for the whole object)`);
+      this.record(publicPath, "Select", PolicyAction.Dropped, decision, !this.dryRun, `not selectable (${where} asked for the whole object)`, end);
       if (!this.dryRun) return;
-    } else this.record(publicPath, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision);
+    } else this.record(publicPath, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, end);
     kept.push(path);
     addRename(this.renames, members);
     this.noteTransform(path.split("."), end);
@@ -342,7 +367,7 @@ export class Sanitizer {
     if (getQueryString && (this.options.tier === QpTier.Strict || this.forcedCount > 0)) {
       this.refuse(PolicyErrorCode.QueryStringDenied, this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL", "getQueryString", "queryString", "Query", null);
     }
-    const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.snapshotVersion, cost: this.cost, entries: this.entries };
+    const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.entries };
     return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys };
   }
 }

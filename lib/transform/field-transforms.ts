@@ -63,3 +63,18 @@ function build(policy: MemberPolicy, kind: FieldKind | null): TransformChain | n
     tokenScope: mask?.options.tokenScope ?? where,
   };
 }
+
+const ruleChains = new WeakMap<MaskOptions, TransformChain>();
+
+/** The chain of a runtime rule's mask (no allowAggregate: a masked value never groups). */
+export function ruleMaskChain(mask: MaskOptions, member: { owner: Function; member: { name: string } }, source: string): TransformChain {
+  let chain = ruleChains.get(mask);
+  if (!chain) {
+    chain = {
+      source, mask, maskRegex: mask.strategy === MaskStrategy.Regex && mask.pattern ? new RegExp(mask.pattern, "gu") : null,
+      allowAggregate: false, minGroupSize: null, tokenScope: mask.tokenScope ?? `${member.owner.name}.${member.member.name}`,
+    };
+    ruleChains.set(mask, chain);
+  }
+  return chain;
+}

@@ -1,0 +1,190 @@
+// The engine's admin functions (no HTTP here; querylib/nest exposes them): schema for a filter
+// UI, explain for one field's whole decision chain, simulate for the sanitized clause and SQL.
+import type { DataSource } from "typeorm";
+import { LogicException } from "../errors/logic-exception.js";
+import { Codes, fail } from "../errors/codes.js";
+import { type EntityModel, type MemberScope, modelOf, modelOfClass } from "../model/entity-model.js";
+import type { FieldKind } from "../model/field-kind.js";
+import { DataType, type Operator } from "../shapes/enums.js";
+import { PolicyEffect, PolicyFeature, singleFeatures } from "../shapes/policy-enums.js";
+import { supportedOperators } from "../plan/operator-rules.js";
+import { parseFilter } from "../parse/parse-shapes.js";
+import { buildFilterPlan } from "../plan/build-filter.js";
+import { compileFilter } from "../compile/compile-filter.js";
+import { dialectOf } from "../compile/dialects.js";
+import { pageParameters, pageSuffix } from "../execute/run-filter.js";
+import { statementOf } from "../execute/run-sql.js";
+import { appliesTo } from "../rules/compiled-rules.js";
+import type { QpPolicyContext } from "./context.js";
+import type { Decision } from "./decide.js";
+import type { DecisionTable } from "./decision-table.js";
+import { type PolicyMember, policyMember, reference } from "./references.js";
+import type { QpPolicyOptions } from "./options.js";
+import type { PolicyTrace } from "./trace.js";
+import type { Filter } from "../shapes/shapes.js";
+
+export const UnknownEntity = "UnknownEntity";
+
+export interface AdminEngine {
+  readonly options: QpPolicyOptions;
+  decisionsAsync(context: QpPolicyContext): Promise<DecisionTable>;
+}
+
+export function entityClass(options: QpPolicyOptions, publicName: string): Function {
+  const entity = typeof publicName === "string" ? options.entities.find(publicName) : undefined;
+  if (!entity) throw new LogicException(UnknownEntity, `UnknownEntity: no entity is exposed as "${publicName}"`);
+  return entity;
+}
+
+const dataTypeOf: Record<FieldKind, DataType | null> = {
+  text: DataType.Text, uuid: DataType.Guid, number: DataType.Number, boolean: DataType.Boolean, datetime: DataType.DateTime, date: DataType.Date, enum: DataType.Enum, other: null,
+};
+
+// ---- schema ---------------------------------------------------------------------------------
+
+export interface SchemaField {
+  path: string; parent: string; label: string; description: string | null; group: string | null; order: number | null;
+  dataType: DataType | null; operators: Operator[]; allowedValues: string[] | null; cost: number; features: string[]; masked: boolean;
+}
+export interface SchemaNode { path: string; parent: string; entity: string; depth: number; expanded: boolean; remainingDepth: number }
+export interface SchemaResponse { entity: string; roots: string[]; depth: number; maxDepth: number; truncated: boolean; fields: SchemaField[]; nodes: SchemaNode[] }
+
+export async function schemaOf(engine: AdminEngine, entity: string, request: { paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext): Promise<SchemaResponse> {
+  const { caps } = engine.options;
+  const root = entityClass(engine.options, entity);
+  if (request.depth !== undefined && request.depth !== null && (typeof request.depth !== "number" || !Number.isInteger(request.depth) || request.depth < 1)) {
+    throw new LogicException("InvalidSchemaDepth", "InvalidSchemaDepth: depth must be an integer of at least 1");
+  }
+  const depth = Math.min((request.depth as number | undefined) ?? caps.schemaDepth, caps.maxNavigationDepth);
+  const decisions = await engine.decisionsAsync(context);
+  const model = modelOfClass(root);
+  const response: SchemaResponse = { entity, roots: [], depth, maxDepth: caps.maxNavigationDepth, truncated: false, fields: [], nodes: [] };
+  const name = (target: Function) => engine.options.entities.nameOf(target) ?? target.name;
+
+  const walk = (scope: MemberScope, owner: Function, path: string, level: number, hops: number, counts: Map<Function, number>, embeddedPrefix = "") => {
+    for (const member of scope.all()) {
+      if (response.truncated) return;
+      const step = policyMember(owner, scope, member);
+      const own = embeddedPrefix + step.publicName;
+      const full = path ? `${path}.${own}` : own;
+      if (member.kind === "embedded") {
+        walk(member.scope, member.target, path, level, hops, counts, `${own}.`);
+        continue;
+      }
+      if (member.kind === "column") {
+        const allowed = singleFeatures.filter((f) => decisions.decide(step, f).effect !== PolicyEffect.Deny);
+        if (allowed.length === 0) continue; // sealed or denied for every feature: never shown
+        if (response.fields.length >= caps.maxSchemaFields) {
+          response.truncated = true;
+          return;
+        }
+        response.fields.push(describeField(step, full, path, allowed, decisions, engine.options));
+        continue;
+      }
+      const target = member.target();
+      const nodeHops = hops + 1;
+      const seen = counts.get(target.target) ?? 0;
+      const expandable = level < depth && seen + 1 <= caps.schemaCycleLimit && nodeHops <= caps.maxNavigationDepth;
+      response.nodes.push({ path: full, parent: path, entity: name(target.target), depth: level + 1, expanded: expandable, remainingDepth: Math.max(0, caps.maxNavigationDepth - nodeHops + 1) });
+      if (expandable) walk(target.scope, target.target, full, level + 1, nodeHops, new Map(counts).set(target.target, seen + 1));
+    }
+  };
+
+  for (const raw of request.paths?.length ? request.paths : [""]) {
+    if (raw === "") {
+      response.roots.push("");
+      walk(model.scope, root, "", 1, 0, new Map([[root, 1]]));
+      continue;
+    }
+    const ref = reference(model, raw, "paths");
+    if (ref.path.end.kind !== "relation") fail(Codes.InvalidField, `"${raw}" is not a navigation`, "paths");
+    const target = ref.path.end.hop.to;
+    const hops = ref.path.hops.length + 1;
+    if (hops > caps.maxNavigationDepth) fail(Codes.InvalidField, `"${raw}" is deeper than MaxNavigationDepth (${caps.maxNavigationDepth})`, "paths");
+    response.roots.push(ref.publicPath);
+    // A subtree request resets the cycle count: the subtree's own type counts once.
+    walk(target.scope, target.target, ref.publicPath, 1, hops, new Map([[target.target, 1]]));
+  }
+  return response;
+}
+
+function describeField(step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], decisions: DecisionTable, options: QpPolicyOptions): SchemaField {
+  const attributes = step.policy?.attributes ?? [];
+  const describe = attributes.find((a) => a.kind === "describe");
+  const values = attributes.find((a) => a.kind === "allowedValues");
+  const cost = attributes.find((a) => a.kind === "cost");
+  const operators = attributes.find((a) => a.kind === "operators");
+  const column = step.member.kind === "column" ? step.member : null;
+  const dataType = column ? dataTypeOf[column.fieldKind] : null;
+  let ops = allowed.includes(PolicyFeature.Where) && dataType ? [...supportedOperators[dataType]] : [];
+  if (operators && operators.kind === "operators") ops = ops.filter((op) => (operators.allow ?? ops).includes(op) && !operators.deny.includes(op));
+  const enumValues = column?.enumDefinition ? (Array.isArray(column.enumDefinition) ? column.enumDefinition : Object.values(column.enumDefinition as object)).map(String) : null;
+  return {
+    path, parent,
+    label: describe && describe.kind === "describe" && describe.label ? describe.label : step.publicName,
+    description: describe && describe.kind === "describe" ? describe.description ?? null : null,
+    group: describe && describe.kind === "describe" ? describe.group ?? null : null,
+    order: describe && describe.kind === "describe" ? describe.order ?? null : null,
+    dataType, operators: ops,
+    allowedValues: values && values.kind === "allowedValues" ? [...values.values] : enumValues,
+    cost: cost && cost.kind === "cost" ? cost.weight : options.caps.defaultFieldCost,
+    features: allowed.map((f) => PolicyFeature[f]),
+    masked: decisions.decide(step, PolicyFeature.Select).effect === PolicyEffect.Mask,
+  };
+}
+
+// ---- explain --------------------------------------------------------------------------------
+
+export interface ExplainDecision { feature: string; effect: PolicyEffect; level: number | null; source: string; overrode: string[]; ignored: { source: string; reason: string }[] }
+export interface ExplainResponse { entity: string; field: string; decisions: ExplainDecision[]; selectable: boolean; masked: boolean; mask: unknown }
+
+export async function explainOf(engine: AdminEngine, entity: string, request: { field?: string | null; paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext): Promise<ExplainResponse | { entity: string; fields: ExplainResponse[] }> {
+  const root = entityClass(engine.options, entity);
+  const decisions = await engine.decisionsAsync(context);
+  if (request.field) {
+    const ref = reference(modelOfClass(root), request.field, "field");
+    return explainMember(entity, ref.publicPath, ref.end, decisions, context);
+  }
+  const schema = await schemaOf(engine, entity, request, context);
+  const model = modelOfClass(root);
+  return { entity, fields: schema.fields.map((f) => explainMember(entity, f.path, reference(model, f.path, "field").end, decisions, context)) };
+}
+
+function explainMember(entity: string, field: string, member: PolicyMember, decisions: DecisionTable, context: QpPolicyContext): ExplainResponse {
+  const rules = decisions.rules.rulesFor(member.owner, member.member.name);
+  const results: ExplainDecision[] = singleFeatures.map((feature) => {
+    const decision: Decision = decisions.decide(member, feature);
+    const ignored = rules.filter(({ rule }) => (rule.features & feature) !== 0 && !appliesTo(rule, context)).map(({ rule }) => ({ source: `rule ${rule.id}`, reason: `applies to ${rule.subjectKind}${rule.subject ? ` ${rule.subject}` : ""}, not to this caller` }));
+    const sealedIgnored = decision.level === 1 ? decision.overridden.filter((s) => s.source.startsWith("rule ")).map((s) => ({ source: s.source, reason: "the field is sealed by an attribute" })) : [];
+    return {
+      feature: PolicyFeature[feature], effect: decision.effect, level: decision.level, source: decision.source,
+      overrode: decision.overridden.map((s) => s.source), ignored: [...ignored, ...sealedIgnored],
+    };
+  });
+  const select = decisions.decide(member, PolicyFeature.Select);
+  const maskAttribute = member.policy?.attributes.find((a) => a.kind === "mask");
+  return {
+    entity, field, decisions: results, selectable: select.effect !== PolicyEffect.Deny, masked: select.effect === PolicyEffect.Mask,
+    mask: select.effect !== PolicyEffect.Mask ? null : select.mask ?? (maskAttribute && maskAttribute.kind === "mask" ? maskAttribute.options : { transform: select.source }),
+  };
+}
+
+// ---- simulate -------------------------------------------------------------------------------
+
+export interface SimulateResponse { clause: unknown; filter: Filter; sql: string; parameters: unknown[]; policy: PolicyTrace }
+
+/** Sanitizes and compiles, executing nothing and recording no audit event. */
+export async function simulateOf(
+  engine: AdminEngine,
+  sanitizeFilter: (model: EntityModel, filter: Filter) => Promise<{ shape: Filter; trace: PolicyTrace }>,
+  entity: string, filter: unknown, dataSource: DataSource,
+): Promise<SimulateResponse> {
+  const root = entityClass(engine.options, entity);
+  const model = modelOf(dataSource, root);
+  const sanitized = await sanitizeFilter(model, parseFilter(filter ?? {}));
+  const plan = buildFilterPlan(model, sanitized.shape);
+  const dialect = dialectOf(dataSource);
+  const compiled = compileFilter(dataSource.getRepository(root).createQueryBuilder("root") as never, dialect, plan);
+  const statement = statementOf(compiled.data, dialect, pageSuffix(plan.page), pageParameters(plan.page));
+  return { clause: sanitized.shape.conditionGroup ?? null, filter: sanitized.shape, sql: statement.sql, parameters: [...statement.parameters], policy: sanitized.trace };
+}

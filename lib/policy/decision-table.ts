@@ -1,0 +1,43 @@
+// Decisions for one (snapshot version, subject set): memoised per member and feature, so a
+// guarded query does no rule matching on the hot path once a caller's kind has been seen.
+import type { CompiledRules } from "../rules/compiled-rules.js";
+import { roleConflict } from "../rules/compiled-rules.js";
+import type { PolicyFeature } from "../shapes/policy-enums.js";
+import type { QpPolicyContext } from "./context.js";
+import { type Decision, attributeSources, decide } from "./decide.js";
+import type { PolicyMember } from "./references.js";
+
+export class DecisionTable {
+  private readonly memo = new WeakMap<Function, Map<string, Decision>>();
+
+  constructor(readonly rules: CompiledRules, private readonly context: QpPolicyContext) {}
+
+  decide(member: PolicyMember, feature: PolicyFeature): Decision {
+    let byMember = this.memo.get(member.owner);
+    if (!byMember) this.memo.set(member.owner, (byMember = new Map()));
+    const key = `${member.member.name}|${feature}`;
+    let decision = byMember.get(key);
+    if (!decision) {
+      const sources = [...attributeSources(member.policy, feature), ...this.rules.sources(member.owner, member.member.name, feature, this.context)];
+      decision = decide(feature, sources, roleConflict);
+      byMember.set(key, decision);
+    }
+    return decision;
+  }
+}
+
+const tables = new Map<string, DecisionTable>();
+const maxTables = 1000;
+
+/** The table for a caller's subjects under a snapshot (bounded cache; subjects sorted into the key). */
+export function decisionTable(rules: CompiledRules, context: QpPolicyContext, engineId: number): DecisionTable {
+  const subjects = context.subjects.map((s) => `${s.kind}:${s.value}`).sort().join("\u0000");
+  const key = `${engineId}|${rules.version}|${rules === undefined ? "" : subjects}|${rules.rules.length}`;
+  let table = tables.get(key);
+  if (!table || table.rules !== rules) {
+    if (tables.size >= maxTables) tables.clear();
+    table = new DecisionTable(rules, context);
+    tables.set(key, table);
+  }
+  return table;
+}

@@ -1,0 +1,88 @@
+// A rule snapshot compiled for decisions: each rule attached to the member it names (owner
+// class and property, however the member is reached) or to every member of a class (wildcard).
+import { modelOfClass } from "../model/entity-model.js";
+import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
+import type { QpPolicyContext } from "../policy/context.js";
+import type { DecisionSource } from "../policy/decide.js";
+import type { QpEntityCatalogue } from "../policy/options.js";
+import { reference } from "../policy/references.js";
+import type { QpRule } from "./rule.js";
+
+export interface RuleTarget {
+  readonly owner: Function;
+  /** The property, or "*" for every member of the owner. */
+  readonly property: string;
+}
+
+const levels: Record<QpSubjectKind, PolicyLevel> = {
+  [QpSubjectKind.User]: PolicyLevel.DynamicUser,
+  // Custom subjects rank with roles (documented).
+  [QpSubjectKind.Custom]: PolicyLevel.DynamicRole,
+  [QpSubjectKind.Role]: PolicyLevel.DynamicRole,
+  [QpSubjectKind.Tenant]: PolicyLevel.DynamicTenant,
+  [QpSubjectKind.Global]: PolicyLevel.DynamicGlobal,
+};
+
+export interface RuleSource extends DecisionSource {
+  readonly rule: QpRule;
+}
+
+/** The owner class and property a rule's field names (public names accepted), or why not. */
+export function ruleTarget(catalogue: QpEntityCatalogue, rule: Pick<QpRule, "entity" | "field">): RuleTarget | string {
+  const entity = catalogue.find(rule.entity);
+  if (!entity) return `no entity is exposed as "${rule.entity}"`;
+  const root = modelOfClass(entity);
+  if (rule.field === "*") return { owner: entity, property: "*" };
+  const wildcard = rule.field.endsWith(".*");
+  try {
+    const ref = reference(root, wildcard ? rule.field.slice(0, -2) : rule.field, "field");
+    if (!wildcard) return { owner: ref.end.owner, property: ref.end.member.name };
+    const end = ref.end.member;
+    if (end.kind === "column") return `"${rule.field}" puts a wildcard after a value`;
+    return { owner: end.kind === "embedded" ? end.target : end.target().target, property: "*" };
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+export class CompiledRules {
+  private readonly byOwner = new Map<Function, { exact: Map<string, QpRule[]>; wildcard: QpRule[] }>();
+
+  constructor(readonly version: number, readonly rules: readonly QpRule[], catalogue: QpEntityCatalogue) {
+    for (const rule of rules) {
+      const target = ruleTarget(catalogue, rule);
+      if (typeof target === "string") continue; // validated on write; an entity no longer exposed is ignored
+      let entry = this.byOwner.get(target.owner);
+      if (!entry) this.byOwner.set(target.owner, (entry = { exact: new Map(), wildcard: [] }));
+      if (target.property === "*") entry.wildcard.push(rule);
+      else entry.exact.set(target.property, [...(entry.exact.get(target.property) ?? []), rule]);
+    }
+  }
+
+  /** Every rule naming the member (for explain), applicable or not. */
+  rulesFor(owner: Function, property: string): { rule: QpRule; specificity: number }[] {
+    const entry = this.byOwner.get(owner);
+    if (!entry) return [];
+    return [...(entry.exact.get(property) ?? []).map((rule) => ({ rule, specificity: 1 })), ...entry.wildcard.map((rule) => ({ rule, specificity: 0 }))];
+  }
+
+  sources(owner: Function, property: string, feature: PolicyFeature, context: QpPolicyContext): RuleSource[] {
+    return this.rulesFor(owner, property)
+      .filter(({ rule }) => (rule.features & feature) !== 0 && appliesTo(rule, context))
+      .map(({ rule, specificity }) => ({ effect: rule.effect, level: levels[rule.subjectKind], specificity, priority: rule.priority, source: `rule ${rule.id}`, rule }));
+  }
+}
+
+export function appliesTo(rule: QpRule, context: QpPolicyContext): boolean {
+  return rule.subjectKind === QpSubjectKind.Global || context.subjects.some((s) => s.kind === rule.subjectKind && s.value === rule.subject);
+}
+
+/** Rules of several roles of one caller that disagree at the winning level resolve to Deny. */
+export function roleConflict(winner: DecisionSource, sources: readonly DecisionSource[]): DecisionSource | null {
+  if (winner.level !== PolicyLevel.DynamicRole) return null;
+  const peers = sources.filter((s): s is RuleSource => "rule" in s && s.level === PolicyLevel.DynamicRole && s.specificity === winner.specificity);
+  const roles = new Set(peers.map((s) => s.rule.subject));
+  const effects = new Set(peers.map((s) => s.effect));
+  if (roles.size < 2 || effects.size < 2) return null;
+  return { effect: PolicyEffect.Deny, level: PolicyLevel.DynamicRole, specificity: winner.specificity, priority: winner.priority, source: `role conflict (${peers.map((p) => p.source).join(", ")})` };
+}

@@ -1,0 +1,71 @@
+// Runtime rules: who (subject), what (entity public name, field path or wildcard), which
+// features, which effect (Allow, Mask with mask settings, Deny), and a priority. Validated on
+// write; a rule on a field sealed for those features is rejected.
+import type { MaskOptions } from "../../decorators/registry.js";
+import { LogicException } from "../errors/logic-exception.js";
+import { MaskStrategy, PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
+
+export interface QpRuleInput {
+  readonly id?: string;
+  readonly subjectKind: QpSubjectKind;
+  readonly subject?: string | null;
+  readonly entity: string;
+  readonly field: string;
+  readonly features?: PolicyFeature;
+  readonly effect: PolicyEffect;
+  readonly mask?: MaskOptions | null;
+  readonly priority?: number;
+  readonly description?: string | null;
+}
+
+export interface QpRule {
+  readonly id: string;
+  readonly subjectKind: QpSubjectKind;
+  readonly subject: string | null;
+  readonly entity: string;
+  readonly field: string;
+  readonly features: PolicyFeature;
+  readonly effect: PolicyEffect;
+  readonly mask: MaskOptions | null;
+  readonly priority: number;
+  readonly description: string | null;
+  readonly changedBy: string | null;
+  readonly changedAt: string;
+}
+
+export const RuleRejected = "RuleRejected";
+
+export const rejectRule = (reason: string): never => {
+  throw new LogicException(RuleRejected, `RuleRejected: ${reason}`);
+};
+
+const enumValue = <E extends string>(value: unknown, members: readonly E[], name: string): E =>
+  members.find((m) => typeof value === "string" && m.toLowerCase() === value.toLowerCase()) ?? rejectRule(`${name} must be one of ${members.join(", ")}`);
+
+/** The shape checks of a rule (entity and field are checked against metadata by the engine). */
+export function normalizeRule(input: QpRuleInput, id: string, changedBy: string | null): QpRule {
+  if (input === null || typeof input !== "object") rejectRule("a rule must be an object");
+  const subjectKind = enumValue(input.subjectKind, Object.values(QpSubjectKind), "subjectKind");
+  const subject = input.subject === undefined || input.subject === null || input.subject === "" ? null : String(input.subject);
+  if (subjectKind === QpSubjectKind.Global && subject !== null) rejectRule("a Global rule has no subject");
+  if (subjectKind !== QpSubjectKind.Global && subject === null) rejectRule(`a ${subjectKind} rule needs a subject`);
+  if (typeof input.entity !== "string" || input.entity.trim() === "") rejectRule("entity (an exposed public name) is required");
+  if (typeof input.field !== "string" || !/^(\*|[\p{L}_][\p{L}\p{Nd}_]*(\.[\p{L}_][\p{L}\p{Nd}_]*)*(\.\*)?)$/u.test(input.field.trim())) rejectRule("field must be a path, * or a path ending in .*");
+  const features = input.features === undefined ? PolicyFeature.All : Number(input.features);
+  if (!Number.isInteger(features) || features < 1 || (features & ~PolicyFeature.All) !== 0) rejectRule("features must be PolicyFeature flags between 1 and 63");
+  const effect = enumValue(input.effect, Object.values(PolicyEffect), "effect");
+  const mask = input.mask ?? null;
+  if (effect === PolicyEffect.Mask && (!mask || !Object.values(MaskStrategy).includes(mask.strategy))) rejectRule("a Mask rule needs mask settings with a valid strategy");
+  if (effect !== PolicyEffect.Mask && mask) rejectRule("only a Mask rule carries mask settings");
+  const priority = input.priority === undefined ? 0 : Number(input.priority);
+  if (!Number.isInteger(priority)) rejectRule("priority must be an integer");
+  return {
+    id, subjectKind, subject, entity: input.entity.trim(), field: input.field.trim(), features, effect, mask, priority,
+    description: input.description ?? null, changedBy, changedAt: new Date().toISOString(),
+  };
+}
+
+/** `Role:analyst`, `Tenant:t-1`, `Global`: the subject filter of the rules list. */
+export function subjectKey(rule: Pick<QpRule, "subjectKind" | "subject">): string {
+  return rule.subjectKind === QpSubjectKind.Global ? "Global" : `${rule.subjectKind}:${rule.subject}`;
+}
