@@ -13,5 +13,11 @@ export function registerSqliteFunctions(dataSource: DataSource): void {
   connection.function.call(connection, "ql_lower", { deterministic: true }, (value: unknown) =>
     typeof value === "string" ? foldCase(value) : value,
   );
+  // One call per row for IContains/IStartsWith/IEndsWith (mode 0/1/2): the needle arrives folded.
+  connection.function.call(connection, "ql_ci_match", { deterministic: true }, (value: unknown, needle: unknown, mode: unknown) => {
+    if (typeof value !== "string" || typeof needle !== "string") return null;
+    const folded = foldCase(value);
+    return (mode === 0 ? folded.includes(needle) : mode === 1 ? folded.startsWith(needle) : folded.endsWith(needle)) ? 1 : 0;
+  });
   registered.add(connection);
 }
