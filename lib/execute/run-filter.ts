@@ -4,7 +4,7 @@
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { type RawWhere, compileFilter } from "../compile/compile-filter.js";
 import type { FilterPlan } from "../plan/nodes.js";
-import { type FilterResult, pageCountOf } from "../shapes/results.js";
+import { type FilterResult, pagedResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
 import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
@@ -31,15 +31,7 @@ export async function runFilterPlan<T>(
   const driver = connection.dataSource.driver;
   const materialized = rows.map((row) => ({ object: materialize(driver, compiled.projection, row, typed), row }));
   await loadCollections(connection, compiled.projection, materialized, typed);
-  return {
-    pageNumber: plan.page?.pageNumber ?? 0,
-    pageSize: plan.page?.pageSize ?? 0,
-    pageCount: pageCountOf(totalCount, plan.page?.pageSize ?? 0),
-    totalCount,
-    data: materialized.map((m) => m.object as T),
-    queryString: getQueryString ? describeStatement(dataStatement) : null,
-    policy: null,
-  };
+  return pagedResult(plan.page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(dataStatement) : null);
 }
 
 /** Runs two statements concurrently when the pool allows it, in sequence inside a transaction. */

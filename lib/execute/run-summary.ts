@@ -5,7 +5,7 @@ import { compileSummary } from "../compile/compile-summary.js";
 import { toPositional } from "../compile/to-positional.js";
 import { Aggregator } from "../shapes/enums.js";
 import type { SummaryPlan } from "../plan/nodes.js";
-import { type SummaryResult, pageCountOf } from "../shapes/results.js";
+import { type SummaryResult, pagedResult } from "../shapes/results.js";
 import { hydrateValue } from "./materialize.js";
 import { both, pageParameters, pageSuffix } from "./run-filter.js";
 import { type Connection, describeStatement, runStatement, statementOf } from "./run-sql.js";
@@ -32,13 +32,5 @@ export async function runSummaryPlan(base: SelectQueryBuilder<ObjectLiteral>, co
   const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
   const driver = connection.dataSource.driver;
   const data = rows.map((row) => summaryRow(driver, plan, row));
-  return {
-    pageNumber: plan.page?.pageNumber ?? 0,
-    pageSize: plan.page?.pageSize ?? 0,
-    pageCount: pageCountOf(totalCount, plan.page?.pageSize ?? 0),
-    totalCount,
-    data,
-    queryString: getQueryString ? describeStatement(dataStatement) : null,
-    policy: null,
-  };
+  return pagedResult(plan.page, totalCount, data, getQueryString ? describeStatement(dataStatement) : null);
 }

@@ -6,7 +6,7 @@ import type { Aggregate, FilterPlan, HavingPredicate, OrderKey, SegmentPlan, Sum
 import { ProjectionNode, buildProjection } from "../compile/projection.js";
 import { primaryKeyOrder } from "../compile/compile-filter.js";
 import { aggregateKind } from "../plan/build-summary.js";
-import { type FilterResult, type SummaryResult, pageCountOf } from "../shapes/results.js";
+import { type FilterResult, type SummaryResult, pagedResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
 import { matches, test } from "./evaluate-predicate.js";
 import { type Row, type TextComparer, compareNullable, compareText, compareValues, follow, normalize, readColumn } from "./values.js";
@@ -57,15 +57,7 @@ export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typ
   const ordered = sortRows(matching, [...plan.orders, ...primaryKeyOrder(plan.root)], options);
   const projection = buildProjection(plan.root, plan.selects);
   const data = pageOf(ordered, plan.page).map((row) => project(row, projection, typed) as T);
-  return {
-    pageNumber: plan.page?.pageNumber ?? 0,
-    pageSize: plan.page?.pageSize ?? 0,
-    pageCount: pageCountOf(matching.length, plan.page?.pageSize ?? 0),
-    totalCount: matching.length,
-    data,
-    queryString: getQueryString ? inMemoryQueryString : null,
-    policy: null,
-  };
+  return pagedResult(plan.page, matching.length, data, getQueryString ? inMemoryQueryString : null);
 }
 
 /** A detached copy with only the projected members, shaped as the database path shapes it. */
@@ -162,15 +154,7 @@ export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQ
     plan.aggregates.forEach((a) => (out[a.alias] = r.values.get(a) ?? null));
     return out;
   });
-  return {
-    pageNumber: plan.page?.pageNumber ?? 0,
-    pageSize: plan.page?.pageSize ?? 0,
-    pageCount: pageCountOf(results.length, plan.page?.pageSize ?? 0),
-    totalCount: results.length,
-    data,
-    queryString: getQueryString ? inMemoryQueryString : null,
-    policy: null,
-  };
+  return pagedResult(plan.page, results.length, data, getQueryString ? inMemoryQueryString : null);
 }
 
 export { compareText };

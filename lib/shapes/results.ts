@@ -24,3 +24,16 @@ export type SummaryResult = FilterResult<Record<string, unknown>>;
 export function pageCountOf(totalCount: number, pageSize: number): number {
   return Math.ceil(totalCount / (pageSize > 0 ? pageSize : 1));
 }
+
+/** A result for one page (or none: page fields 0, PageCount = TotalCount as in 2.1.5). */
+export function pagedResult<T>(page: { pageNumber: number; pageSize: number } | null, totalCount: number, data: T[], queryString: string | null): FilterResult<T> {
+  return {
+    pageNumber: page?.pageNumber ?? 0,
+    pageSize: page?.pageSize ?? 0,
+    pageCount: pageCountOf(totalCount, page?.pageSize ?? 0),
+    totalCount,
+    data,
+    queryString,
+    policy: null,
+  };
+}
