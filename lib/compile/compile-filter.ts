@@ -1,6 +1,6 @@
 // Filter plan → TypeORM SelectQueryBuilders: one for the page of data and one COUNT over the
 // same predicate (the same text and only the joins that the predicate needs).
-import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
+import { Brackets, type ObjectLiteral, type SelectQueryBuilder } from "typeorm";
 import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { FilterPlan, OrderKey, Predicate, ValueRef } from "../plan/nodes.js";
@@ -26,7 +26,17 @@ export function compileWhere(writer: SqlWriter, alias: string, root: EntityModel
 
 export function applyWhere(qb: SelectQueryBuilder<ObjectLiteral>, text: string | null, joins: readonly ScopeJoin[], writer: SqlWriter): void {
   for (const join of joins) qb.leftJoin(join.metadata.target, join.alias, join.on);
-  if (text) qb.andWhere(text);
+  if (text) {
+    // The source's own conditions are bracketed first: `a OR b` AND ours must not read as a OR (b AND ours).
+    const existing = qb.expressionMap.wheres;
+    if (existing.length > 0) {
+      qb.expressionMap.wheres = [];
+      qb.where(new Brackets((inner) => {
+        (inner as unknown as { expressionMap: { wheres: typeof existing } }).expressionMap.wheres = existing;
+      }));
+    }
+    qb.andWhere(`(${text})`);
+  }
   qb.setParameters({ ...qb.getParameters(), ...writer.params });
 }
 

@@ -42,6 +42,11 @@ export async function loadCollections(connection: Connection, node: ProjectionNo
     }
     await loadCollections(connection, child, children, typed);
   }
+  // Collections under a reference (patient.visits) hang off the referenced objects of the same rows.
+  for (const [name, { node: child }] of node.references) {
+    const referenced = parents.filter((p) => p.object[name] !== null && typeof p.object[name] === "object").map((p) => ({ object: p.object[name] as Record<string, unknown>, row: p.row }));
+    await loadCollections(connection, child, referenced, typed);
+  }
 }
 
 async function loadChunk(connection: Connection, hop: Parameters<typeof collectionFrom>[1], child: ProjectionNode, keys: unknown[]) {

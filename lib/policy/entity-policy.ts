@@ -44,4 +44,14 @@ export function checkAliasCollisions(policy: ClassPolicy, scope: MemberScope): v
   }
 }
 
-export const describeSource = (attribute: QpAttribute, policy: MemberPolicy) => `${attribute.decorator} on ${policy.owner.name}.${policy.property}`;
+/** "QpDenied on Patient.ssn" — with the member's public alias, so a trace never shows an internal name. */
+export const describeSource = (attribute: QpAttribute, policy: MemberPolicy) => `${attribute.decorator} on ${policy.owner.name}.${policy.alias ?? policy.property}`;
+
+/** Does the class scope its rows with QpForceWhere (a tenant column, say)? */
+export function forcedSourceOf(target: Function): string | null {
+  for (const member of classPolicyOf(target).members.values()) {
+    const forced = member.attributes.find((a) => a.kind === "forceWhere");
+    if (forced) return describeSource(forced, member);
+  }
+  return null;
+}

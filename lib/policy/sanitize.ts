@@ -15,7 +15,7 @@ import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../valid
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { ruleMaskChain } from "../transform/field-transforms.js";
-import { classPolicyOf, describeSource } from "./entity-policy.js";
+import { checkAliasCollisions, classPolicyOf, describeSource, forcedSourceOf } from "./entity-policy.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
@@ -76,6 +76,7 @@ export class Sanitizer {
     private readonly decisions: DecisionTable,
   ) {
     this.floor = options.caps.minGroupSize;
+    checkAliasCollisions(classPolicyOf(root.target), root.scope);
   }
 
   /**
@@ -137,6 +138,20 @@ export class Sanitizer {
     policyError(code, message, where);
   }
 
+  /**
+   * Rows of an entity scoped by QpForceWhere are reachable only as the root of a query, where the
+   * forced predicate wraps the request: a path that navigates into such an entity is denied
+   * (its rows would escape the scope).
+   */
+  private scopedNavigation(ref: Reference, feature: PolicyFeature): Decision | null {
+    const hops = ref.path.end.kind === "relation" ? [...ref.path.hops, ref.path.end.hop] : ref.path.hops;
+    for (const hop of hops) {
+      const source = forcedSourceOf(hop.to.target);
+      if (source) return { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: `${source} (rows of ${hop.to.name} are reachable only as the query's root)`, overridden: [] };
+    }
+    return null;
+  }
+
   decision(member: PolicyMember, feature: PolicyFeature): Decision {
     return this.decisions.decide(member, feature);
   }
@@ -155,7 +170,7 @@ export class Sanitizer {
 
   /** Allowed (possibly masked) → true; denied → throw, or false when the blocked action drops it. */
   private allow(ref: Reference | { publicPath: string; end: PolicyMember }, feature: PolicyFeature, where: string, drops: boolean): boolean {
-    const decision = this.decision(ref.end, feature);
+    const decision = ("path" in ref ? this.scopedNavigation(ref, feature) : null) ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
     if (decision.effect !== PolicyEffect.Deny) {
       this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
@@ -318,11 +333,12 @@ export class Sanitizer {
 
   // ---- summary ----------------------------------------------------------------------------
 
-  groupFields(fields: readonly string[]): { canonical: string[]; keyRenames: Map<string, string>; publicKeys: string[] } {
+  groupFields(fields: readonly string[]): { canonical: string[]; keyRenames: Map<string, string>; publicKeys: string[]; refs: Reference[] } {
     const keyTransforms = this.transforms;
     const keyRenames = new Map<string, string>();
     const canonical: string[] = [];
     const publicKeys: string[] = [];
+    const refs: Reference[] = [];
     fields.forEach((raw, i) => {
       const where = `groupBy.fields[${i}]`;
       const ref = reference(this.root, raw, where);
@@ -332,9 +348,23 @@ export class Sanitizer {
       if (chain) addTransform(keyTransforms, [groupKeyName(ref.canonical)], chain);
       canonical.push(ref.canonical);
       publicKeys.push(ref.publicPath);
+      refs.push(ref);
       keyRenames.set(groupKeyName(ref.canonical), groupKeyName(ref.publicPath));
     });
-    return { canonical, keyRenames, publicKeys };
+    return { canonical, keyRenames, publicKeys, refs };
+  }
+
+  /** A Summary order: on a group key it is an Order use of that field (dropped or refused by tier); aliases pass. */
+  summaryOrders(orders: readonly OrderBy[], keys: { canonical: string[]; publicKeys: string[]; refs: Reference[] }): OrderBy[] {
+    if (orders.length > this.options.caps.maxOrderFields) this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
+    const kept: OrderBy[] = [];
+    orders.forEach((order, i) => {
+      const wanted = (order.field ?? "").trim().toLowerCase();
+      const index = keys.publicKeys.findIndex((p) => p.toLowerCase() === wanted || p.replaceAll(".", "").toLowerCase() === wanted || groupKeyName(p).toLowerCase() === wanted);
+      if (index < 0) return kept.push(order);
+      if (this.allow(keys.refs[index]!, PolicyFeature.Order, `orders[${i}].field`, true)) kept.push({ ...order, field: keys.canonical[index]! });
+    });
+    return kept;
   }
 
   aggregates(aggregates: readonly AggregateBy[]): AggregateBy[] {
@@ -420,7 +450,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
     const aggregates = s.aggregates(groupBy.aggregateBy);
     checkKeyNames([...keys.keyRenames.values(), ...aggregates.map((a) => a.alias ?? "")], [...keys.keyRenames.keys(), ...aggregates.map((a) => a.alias ?? "")]);
     groupBy = { fields: keys.canonical, aggregateBy: aggregates };
-    orders = (summary.orders ?? []).map((order) => summaryOrder(order, keys.canonical, keys.publicKeys));
+    orders = s.summaryOrders(summary.orders ?? [], keys);
   }
   s.countConditions(summary.having);
   const page = s.page(summary.page);
@@ -469,10 +499,3 @@ function checkKeyNames(publicNames: string[], realNames: string[]) {
   }
 }
 
-/** A summary order on a group key (public path, dot-stripped or output name) → its real path; aliases pass. */
-function summaryOrder(order: OrderBy, canonical: string[], publicKeys: string[]): OrderBy {
-  const wanted = (order.field ?? "").trim().toLowerCase();
-  const index = publicKeys.findIndex((p) => p.toLowerCase() === wanted || p.replaceAll(".", "").toLowerCase() === wanted || groupKeyName(p).toLowerCase() === wanted);
-  if (index < 0) return order;
-  return { ...order, field: canonical[index]! };
-}
