@@ -15,9 +15,16 @@ export interface ResolvedSource {
   readonly model: EntityModel;
 }
 
+/** Builders QueryLib made from a Repository: no host conditions or joins, so their SQL text can be cached. */
+const freshBuilders = new WeakSet<object>();
+export const isFreshBuilder = (qb: object) => freshBuilders.has(qb);
+
 export function resolveSource<T extends ObjectLiteral>(source: QuerySource<T>): ResolvedSource {
   let base: SelectQueryBuilder<ObjectLiteral>;
-  if (source instanceof Repository) base = source.createQueryBuilder(aliasFor(source.metadata.targetName));
+  if (source instanceof Repository) {
+    base = source.createQueryBuilder(aliasFor(source.metadata.targetName));
+    freshBuilders.add(base);
+  }
   else if (source instanceof SelectQueryBuilder) base = source as SelectQueryBuilder<ObjectLiteral>;
   else return fail(Codes.EntityNotSupported, "the source must be a TypeORM Repository or SelectQueryBuilder");
   const target = base.expressionMap.mainAlias?.hasMetadata ? base.expressionMap.mainAlias.metadata.target : undefined;

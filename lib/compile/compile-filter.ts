@@ -15,6 +15,25 @@ export interface CompiledFilter {
   readonly data: SelectQueryBuilder<ObjectLiteral>;
   readonly count: SelectQueryBuilder<ObjectLiteral>;
   readonly projection: ProjectionNode;
+  readonly fragments: FilterFragments;
+}
+
+export interface OrderTerm {
+  readonly term: string;
+  readonly direction: "ASC" | "DESC";
+  readonly nulls?: "NULLS FIRST" | "NULLS LAST";
+}
+
+/** Everything QueryLib decides about a Filter's SQL, before any TypeORM builder exists. */
+export interface FilterFragments {
+  /** Joins the predicate needs (the count uses only these), then those of selects and orders. */
+  readonly joins: readonly ScopeJoin[];
+  readonly whereJoinCount: number;
+  readonly where: string | null;
+  readonly selects: readonly string[];
+  readonly orders: readonly OrderTerm[];
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly projection: ProjectionNode;
 }
 
 /** The predicate's text, compiled once and shared by the data and count statements. */
@@ -24,7 +43,7 @@ export function compileWhere(writer: SqlWriter, alias: string, root: EntityModel
   return { scope, text, joins: scope.joinList() };
 }
 
-export function applyWhere(qb: SelectQueryBuilder<ObjectLiteral>, text: string | null, joins: readonly ScopeJoin[], writer: SqlWriter): void {
+export function applyWhere(qb: SelectQueryBuilder<ObjectLiteral>, text: string | null, joins: readonly ScopeJoin[], writer: SqlWriter | Readonly<Record<string, unknown>>): void {
   for (const join of joins) qb.leftJoin(join.metadata.target, join.alias, join.on);
   if (text) {
     // The source's own conditions are bracketed first: `a OR b` AND ours must not read as a OR (b AND ours).
@@ -37,29 +56,38 @@ export function applyWhere(qb: SelectQueryBuilder<ObjectLiteral>, text: string |
     }
     qb.andWhere(`(${text})`);
   }
-  qb.setParameters({ ...qb.getParameters(), ...writer.params });
+  qb.setParameters({ ...qb.getParameters(), ...(writer instanceof SqlWriter ? writer.params : writer) });
 }
 
 /** A predicate written directly (a Segment's key set) instead of compiled from the plan. */
 export type RawWhere = (writer: SqlWriter, rootAlias: string) => string;
 
-export function compileFilter(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: FilterPlan, rawWhere?: RawWhere): CompiledFilter {
+export function compileFilterFragments(alias: string, dialect: SqlDialect, plan: FilterPlan, rawWhere?: RawWhere): FilterFragments {
   const writer = new SqlWriter(dialect);
-  const { scope, text, joins } = rawWhere
-    ? { scope: new Scope(writer, base.alias, plan.root), text: rawWhere(writer, base.alias), joins: [] }
-    : compileWhere(writer, base.alias, plan.root, plan.where);
-
-  const count = base.clone().select("COUNT(*)", "ql_count").orderBy();
-  applyWhere(count, text, joins, writer);
-
+  const { scope, text } = rawWhere
+    ? { scope: new Scope(writer, alias, plan.root), text: rawWhere(writer, alias) }
+    : compileWhere(writer, alias, plan.root, plan.where);
+  const whereJoinCount = scope.joinList().length;
   const projection = buildProjection(plan.root, plan.selects);
-  const selected: string[] = [];
-  selectProjection(selected, scope, projection, []);
-  const data = base.clone().select(selected).orderBy();
-  applyOrders(data, scope, [...plan.orders, ...primaryKeyOrder(plan.root)]);
-  // Joins needed by selects and orders come after the predicate's own.
-  applyWhere(data, text, scope.joinList(), writer);
-  return { data, count, projection };
+  const selects: string[] = [];
+  selectProjection(selects, scope, projection, []);
+  const orders = orderTerms(scope, [...plan.orders, ...primaryKeyOrder(plan.root)]);
+  return { joins: scope.joinList(), whereJoinCount, where: text, selects, orders, params: writer.params, projection };
+}
+
+/** The TypeORM builders of a Filter: its page of data, and one COUNT over the same predicate. */
+export function filterBuilders(base: SelectQueryBuilder<ObjectLiteral>, f: FilterFragments) {
+  const count = base.clone().select("COUNT(*)", "ql_count").orderBy();
+  applyWhere(count, f.where, f.joins.slice(0, f.whereJoinCount), f.params);
+  const data = base.clone().select([...f.selects]).orderBy();
+  for (const o of f.orders) data.addOrderBy(o.term, o.direction, o.nulls);
+  applyWhere(data, f.where, f.joins, f.params);
+  return { data, count };
+}
+
+export function compileFilter(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: FilterPlan, rawWhere?: RawWhere): CompiledFilter {
+  const fragments = compileFilterFragments(base.alias, dialect, plan, rawWhere);
+  return { ...filterBuilders(base, fragments), projection: fragments.projection, fragments };
 }
 
 /** Ties are broken by primary key ascending, so paging is deterministic on every database. */
@@ -68,10 +96,24 @@ export function primaryKeyOrder(root: EntityModel): OrderKey[] {
 }
 
 export function applyOrders(qb: SelectQueryBuilder<ObjectLiteral>, scope: Scope, keys: readonly OrderKey[]): void {
+  for (const o of orderTerms(scope, keys)) qb.addOrderBy(o.term, o.direction, o.nulls);
+}
+
+/** Order terms, each key once (an earlier key wins), nulls first ascending and last descending. */
+export function orderTerms(scope: Scope, keys: readonly OrderKey[]): OrderTerm[] {
+  const terms: OrderTerm[] = [];
+  const seen = new Set<string>();
   for (const key of keys) {
+    const term = orderExpression(scope, key.value);
+    if (seen.has(term)) continue;
+    seen.add(term);
     const nullable = key.value.kind === "reduced" || key.value.column.nullable || key.value.hops.length > 0;
-    addOrderTerm(qb, scope.writer.dialect, orderExpression(scope, key.value), key.direction, nullable);
+    const direction = key.direction === Direction.Descending ? "DESC" : "ASC";
+    // A non-nullable key keeps the plain term so an index can serve it.
+    const nulls = scope.writer.dialect.name === "postgres" && nullable ? (direction === "DESC" ? "NULLS LAST" : "NULLS FIRST") : undefined;
+    terms.push({ term, direction, ...(nulls ? { nulls } : {}) });
   }
+  return terms;
 }
 
 /** Nulls first ascending, last descending; a non-nullable key keeps the plain term so an index can serve it. */

@@ -2,13 +2,16 @@
 // (skipped when there is no page: the total is then the number of rows), and any selected
 // collections.
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
-import { type RawWhere, compileFilter } from "../compile/compile-filter.js";
+import { type FilterFragments, type RawWhere, compileFilterFragments, filterBuilders } from "../compile/compile-filter.js";
+import { toPositional } from "../compile/to-positional.js";
+import type { ObjectLiteral as Literal } from "typeorm";
 import type { FilterPlan } from "../plan/nodes.js";
 import { type FilterResult, pagedResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
 import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
-import { type Connection, describeStatement, runStatement, statementOf } from "./run-sql.js";
+import { type Connection, describeStatement, runStatement } from "./run-sql.js";
+import { isFreshBuilder } from "../api/source.js";
 
 export const pageSuffix = (page: PageBy | null) => (page ? " LIMIT :ql_limit OFFSET :ql_offset" : "");
 export const pageParameters = (page: PageBy | null) =>
@@ -22,9 +25,12 @@ export async function runFilterPlan<T>(
   getQueryString: boolean,
   rawWhere?: RawWhere,
 ): Promise<FilterResult<T>> {
-  const compiled = compileFilter(base, connection.dialect, plan, rawWhere);
-  const dataStatement = statementOf(compiled.data, connection.dialect, pageSuffix(plan.page), pageParameters(plan.page));
-  const countStatement = plan.page ? statementOf(compiled.count, connection.dialect) : null;
+  const fragments = compileFilterFragments(base.alias, connection.dialect, plan, rawWhere);
+  const texts = filterTexts(base, connection, fragments);
+  const parameters = { ...base.getParameters(), ...fragments.params };
+  const dataStatement = toPositional(texts.data + pageSuffix(plan.page), { ...parameters, ...pageParameters(plan.page) }, connection.dialect);
+  const countStatement = plan.page ? toPositional(texts.count, parameters, connection.dialect) : null;
+  const compiled = fragments;
   const [rows, countRows] = await both(connection, runStatement(connection, dataStatement), () =>
     countStatement ? runStatement(connection, countStatement) : Promise.resolve(null));
   const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
@@ -38,4 +44,29 @@ export async function runFilterPlan<T>(
 export async function both<A, B>(connection: Connection, first: Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
   if (connection.queryRunner || connection.dialect.name === "sqlite") return [await first, await second()];
   return Promise.all([first, second()]);
+}
+
+const sqlTextCache = new WeakMap<object, Map<string, { data: string; count: string }>>();
+const maxCachedTexts = 2000;
+
+/**
+ * TypeORM's SQL text for the fragments. For a builder QueryLib made itself from a Repository the
+ * text depends only on the entity and the fragments (never on values: those are parameters), so
+ * it is cached per DataSource: a hit builds no TypeORM builder at all.
+ */
+function filterTexts(base: SelectQueryBuilder<Literal>, connection: Connection, f: FilterFragments): { data: string; count: string } {
+  const build = () => {
+    const { data, count } = filterBuilders(base, f);
+    return { data: data.getQuery(), count: count.getQuery() };
+  };
+  if (!isFreshBuilder(base)) return build();
+  const key = `${String(base.expressionMap.mainAlias!.metadata.tablePath)}|${base.alias}|${f.joins.map((j) => `${j.metadata.tablePath} ${j.alias} ${j.on}`).join(",")}|${f.whereJoinCount}|${f.where}|${f.selects.join(",")}|${f.orders.map((o) => `${o.term} ${o.direction} ${o.nulls ?? ""}`).join(",")}`;
+  let cache = sqlTextCache.get(connection.dataSource);
+  if (!cache) sqlTextCache.set(connection.dataSource, (cache = new Map()));
+  let hit = cache.get(key);
+  if (!hit) {
+    if (cache.size >= maxCachedTexts) cache.clear();
+    cache.set(key, (hit = build()));
+  }
+  return hit;
 }

@@ -6,8 +6,20 @@ import type {
 } from "../shapes/shapes.js";
 import { fromJson, readArray, readEnum, readInt, readObject, readString, readStringList } from "./reader.js";
 
+// Member lists are constants so the reader builds each case-folding map once.
+const conditionMembers = ["sort", "field", "dataType", "operator", "values"] as const;
+const groupMembers = ["sort", "connector", "conditions", "subConditionGroups"] as const;
+const orderByMembers = ["sort", "field", "direction"] as const;
+const pageMembers = ["pageNumber", "pageSize"] as const;
+const aggregateMembers = ["field", "alias", "aggregator"] as const;
+const groupByMembers = ["fields", "aggregateBy"] as const;
+const conditionSetMembers = ["sort", "intersection", "conditionGroup"] as const;
+const filterMembers = ["conditionGroup", "selects", "orders", "page"] as const;
+const segmentMembers = ["conditionSets", "selects", "orders", "page"] as const;
+const summaryMembers = ["conditionGroup", "groupBy", "having", "orders", "page"] as const;
+
 function readCondition(input: unknown, path: string): Condition {
-  const m = readObject(input, path, ["sort", "field", "dataType", "operator", "values"] as const);
+  const m = readObject(input, path, conditionMembers);
   return Object.freeze({
     sort: readInt(m.sort, `${path}.sort`, 0),
     field: readString(m.field, `${path}.field`),
@@ -18,7 +30,7 @@ function readCondition(input: unknown, path: string): Condition {
 }
 
 function readConditionGroup(input: unknown, path: string): ConditionGroup {
-  const m = readObject(input, path, ["sort", "connector", "conditions", "subConditionGroups"] as const);
+  const m = readObject(input, path, groupMembers);
   const conditions = readArray(m.conditions, `${path}.conditions`) ?? [];
   const groups = readArray(m.subConditionGroups, `${path}.subConditionGroups`) ?? [];
   return Object.freeze({
@@ -30,7 +42,7 @@ function readConditionGroup(input: unknown, path: string): ConditionGroup {
 }
 
 function readOrderBy(input: unknown, path: string): OrderBy {
-  const m = readObject(input, path, ["sort", "field", "direction"] as const);
+  const m = readObject(input, path, orderByMembers);
   return Object.freeze({
     sort: readInt(m.sort, `${path}.sort`, 0),
     field: readString(m.field, `${path}.field`),
@@ -44,12 +56,12 @@ function readOrders(input: unknown, path: string): readonly OrderBy[] | null {
 }
 
 function readPageBy(input: unknown, path: string): PageBy {
-  const m = readObject(input, path, ["pageNumber", "pageSize"] as const);
+  const m = readObject(input, path, pageMembers);
   return Object.freeze({ pageNumber: readInt(m.pageNumber, `${path}.pageNumber`, 0), pageSize: readInt(m.pageSize, `${path}.pageSize`, 0) });
 }
 
 function readAggregateBy(input: unknown, path: string): AggregateBy {
-  const m = readObject(input, path, ["field", "alias", "aggregator"] as const);
+  const m = readObject(input, path, aggregateMembers);
   return Object.freeze({
     field: readString(m.field, `${path}.field`),
     alias: readString(m.alias, `${path}.alias`),
@@ -58,7 +70,7 @@ function readAggregateBy(input: unknown, path: string): AggregateBy {
 }
 
 function readGroupBy(input: unknown, path: string): GroupBy {
-  const m = readObject(input, path, ["fields", "aggregateBy"] as const);
+  const m = readObject(input, path, groupByMembers);
   const aggregates = readArray(m.aggregateBy, `${path}.aggregateBy`) ?? [];
   return Object.freeze({
     fields: Object.freeze([...(readStringList(m.fields, `${path}.fields`) ?? [])]),
@@ -67,7 +79,7 @@ function readGroupBy(input: unknown, path: string): GroupBy {
 }
 
 function readConditionSet(input: unknown, path: string): ConditionSet {
-  const m = readObject(input, path, ["sort", "intersection", "conditionGroup"] as const);
+  const m = readObject(input, path, conditionSetMembers);
   return Object.freeze({
     sort: readInt(m.sort, `${path}.sort`, 0),
     intersection: m.intersection === undefined || m.intersection === null
@@ -83,7 +95,7 @@ const optional = <T>(value: unknown, parse: (v: unknown, p: string) => T, path: 
   value === undefined || value === null ? null : parse(value, path);
 
 export function parseFilter(input: unknown): Filter {
-  const m = readObject(fromJson(input ?? {}), "filter", ["conditionGroup", "selects", "orders", "page"] as const);
+  const m = readObject(fromJson(input ?? {}), "filter", filterMembers);
   return Object.freeze({
     conditionGroup: optional(m.conditionGroup, readConditionGroup, "conditionGroup"),
     selects: freezeList(readStringList(m.selects, "selects")),
@@ -93,7 +105,7 @@ export function parseFilter(input: unknown): Filter {
 }
 
 export function parseSegment(input: unknown): Segment {
-  const m = readObject(fromJson(input ?? {}), "segment", ["conditionSets", "selects", "orders", "page"] as const);
+  const m = readObject(fromJson(input ?? {}), "segment", segmentMembers);
   const sets = readArray(m.conditionSets, "conditionSets") ?? [];
   return Object.freeze({
     conditionSets: Object.freeze(sets.map((s, i) => readConditionSet(s, `conditionSets[${i}]`))),
@@ -104,7 +116,7 @@ export function parseSegment(input: unknown): Segment {
 }
 
 export function parseSummary(input: unknown): Summary {
-  const m = readObject(fromJson(input ?? {}), "summary", ["conditionGroup", "groupBy", "having", "orders", "page"] as const);
+  const m = readObject(fromJson(input ?? {}), "summary", summaryMembers);
   return Object.freeze({
     conditionGroup: optional(m.conditionGroup, readConditionGroup, "conditionGroup"),
     groupBy: optional(m.groupBy, readGroupBy, "groupBy"),

@@ -5,14 +5,17 @@ import { Codes, fail } from "../errors/codes.js";
 export type JsonObject = Readonly<Record<string, unknown>>;
 
 /** Returns the object's members keyed by their canonical names; rejects unknown or duplicate keys. */
+const lowerNames = new WeakMap<readonly string[], Map<string, string>>();
+
 export function readObject<K extends string>(value: unknown, path: string, members: readonly K[]): Partial<Record<K, unknown>> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     fail(Codes.InvalidMemberType, `expected an object`, path);
   }
-  const byLowerName = new Map(members.map((m) => [m.toLowerCase(), m] as const));
+  let byLowerName = lowerNames.get(members) as Map<string, K> | undefined;
+  if (!byLowerName) lowerNames.set(members, (byLowerName = new Map(members.map((m) => [m.toLowerCase(), m] as const))));
   const result: Partial<Record<K, unknown>> = {};
   for (const [key, member] of Object.entries(value as JsonObject)) {
-    const canonical = byLowerName.get(key.toLowerCase());
+    const canonical = (members as readonly string[]).includes(key) ? (key as K) : byLowerName.get(key.toLowerCase());
     if (canonical === undefined) {
       fail(Codes.UnknownMember, `unknown member "${key}"; expected one of ${members.join(", ")}`, path);
     }

@@ -9,7 +9,20 @@ export const AmbiguousSegment = "AmbiguousFieldName";
  * Resolves a dotted path. Segments are trimmed and empty segments dropped (as 2.1.5); each one
  * matches a property exactly, else its single case-insensitive match.
  */
+const resolved = new WeakMap<EntityModel, Map<string, ResolvedPath>>();
+
+/** Resolved paths are pure functions of (model, text): cached, so repeated requests skip the walk. */
 export function resolvePath(root: EntityModel, raw: string | null | undefined, where: string): ResolvedPath {
+  let cache = resolved.get(root);
+  const hit = typeof raw === "string" ? cache?.get(raw) : undefined;
+  if (hit) return hit;
+  const path = walkPath(root, raw, where);
+  if (!cache) resolved.set(root, (cache = new Map()));
+  if (cache.size < 10_000) cache.set(raw as string, path);
+  return path;
+}
+
+function walkPath(root: EntityModel, raw: string | null | undefined, where: string): ResolvedPath {
   if (raw === null || raw === undefined || raw.trim() === "") fail(Codes.InvalidField, "a field path is required", where);
   const segments = raw.split(".").map((s) => s.trim()).filter((s) => s !== "");
   const hops: Hop[] = [];
