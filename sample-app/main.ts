@@ -1,67 +1,79 @@
-// The sample app: seeds an embedded SQLite database and answers Filter, Segment and Summary
-// JSON over HTTP on 127.0.0.1. Start it with `npm start`.
+// The sample app: a NestJS application on an embedded, seeded SQLite database (PostgreSQL or
+// MariaDB with QUERYLIB_DB, see ormconfig.ts), QueryLib's policy layer on every query, the admin
+// API at /qp-admin and dev users selected by bearer tokens. `npm start` runs it on
+// 127.0.0.1:3000 (PORT changes the port) and prints what to try.
 import "reflect-metadata";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { DataSource, type ObjectLiteral, type Repository } from "typeorm";
-import { LogicException, toListAsync } from "../lib/index.js";
-import { Customer, Employee, Order, OrderItem, Product, domainEntities } from "../test/domain/entities.js";
-import { generateDomain, insertDomain } from "../test/domain/seed.js";
-import { sampleDataSourceOptions } from "../ormconfig.js";
+import type { INestApplication, LoggerService, LogLevel } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { DataSource } from "typeorm";
+import { type SampleAppOptions, SampleAppModule } from "./app.module.js";
+import { devAuthentication, devUsers, type DevUser } from "./auth.js";
 
-const port = Number(process.env.PORT ?? 3000);
-const host = "127.0.0.1";
+export const sampleHost = "127.0.0.1";
 
-export async function startSampleApp(listenPort = port): Promise<{ url: string; close(): Promise<void> }> {
-  const dataSource = await new DataSource(sampleDataSourceOptions(domainEntities)).initialize();
-  await insertDomain(dataSource, generateDomain({ customers: Number(process.env.SAMPLE_CUSTOMERS ?? 2000) }));
-  const repositories: Record<string, Repository<ObjectLiteral>> = {
-    customers: dataSource.getRepository(Customer),
-    orders: dataSource.getRepository(Order),
-    items: dataSource.getRepository(OrderItem),
-    products: dataSource.getRepository(Product),
-    employees: dataSource.getRepository(Employee),
-  };
-  const server = createServer((request, response) => void handle(repositories, request, response));
-  await new Promise<void>((resolve) => server.listen(listenPort, host, resolve));
-  const address = server.address();
-  const url = `http://${host}:${typeof address === "object" && address ? address.port : listenPort}`;
+export interface SampleApp {
+  readonly url: string;
+  readonly port: number;
+  readonly app: INestApplication;
+  readonly dataSource: DataSource;
+  readonly users: readonly DevUser[];
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends SampleAppOptions {
+  /** Nest's logger: false for silence (tests), or the levels to print. */
+  readonly logger?: false | LogLevel[] | LoggerService;
+}
+
+/** Starts the sample app on 127.0.0.1:`port` (0: an ephemeral port) and resolves once it listens. */
+export async function startSampleApp(port = Number(process.env.PORT ?? 3000), options: StartOptions = {}): Promise<SampleApp> {
+  const app = await NestFactory.create(SampleAppModule.register(options), { logger: options.logger ?? ["error", "warn", "log"], abortOnError: false });
+  app.use(devAuthentication);
+  await app.listen(port, sampleHost);
+  const address = app.getHttpServer().address() as { port: number };
   return {
-    url,
-    close: async () => {
-      await new Promise((resolve) => server.close(resolve));
-      await dataSource.destroy();
-    },
+    url: `http://${sampleHost}:${address.port}`,
+    port: address.port,
+    app,
+    dataSource: app.get(DataSource),
+    users: devUsers,
+    close: () => app.close(),
   };
 }
 
-async function handle(repositories: Record<string, Repository<ObjectLiteral>>, request: IncomingMessage, response: ServerResponse) {
-  const send = (status: number, body: unknown) => {
-    response.writeHead(status, { "content-type": "application/json" });
-    response.end(JSON.stringify(body));
-  };
-  const match = /^\/api\/(\w+)\/query$/.exec(request.url ?? "");
-  if (request.method === "GET" && request.url === "/") return send(200, { try: `POST /api/{${Object.keys(repositories).join("|")}}/query with a Filter, Segment or Summary as JSON` });
-  if (request.method !== "POST" || !match || !repositories[match[1]!]) return send(404, { message: "not found" });
+/** What `npm start` prints after start-up: the dev users and curl lines to try. */
+export function tryLines(url: string): string[] {
+  const json = (body: unknown) => `'${JSON.stringify(body)}'`;
+  const curl = (token: string, path: string, body?: unknown) =>
+    `curl -s ${url}${path} -H 'authorization: Bearer ${token}'${body === undefined ? "" : ` -H 'content-type: application/json' -d ${json(body)}`}`;
+  return [
+    "Dev users (send Authorization: Bearer <token>):",
+    ...devUsers.map((u) => `  ${u.token.padEnd(9)} ${u.claims.sub.padEnd(5)} roles=${u.claims.roles.join(",").padEnd(8)} tenant=${u.claims.tenant.padEnd(9)} ${u.about}`),
+    "",
+    "Try:",
+    `  ${curl("dev-ben", "/api/customers/filter", { conditionGroup: { conditions: [{ sort: 1, field: "segment", dataType: "Enum", operator: "Equal", values: ["Enterprise"] }] }, selects: ["id", "name", "nationalId", "birthDate", "balance", "contact.email", "contact.phone"], page: { pageNumber: 1, pageSize: 3 } })}`,
+    `  ${curl("dev-cleo", "/api/orders/summary", { groupBy: { fields: ["status"], aggregateBy: [{ alias: "orders", aggregator: "Count" }, { field: "total", alias: "revenue", aggregator: "Sumation" }] }, orders: [{ sort: 1, field: "status" }] })}`,
+    `  ${curl("dev-ada", "/api/employees/filter", { selects: ["name", "title", "salary", "managerId"], orders: [{ sort: 1, field: "salary", direction: "Descending" }], page: { pageNumber: 1, pageSize: 3 } })}`,
+    `  ${curl("dev-ben", "/qp-admin/schema", { entity: "customers", depth: 1 })}`,
+    `  ${curl("dev-ada", "/qp-admin/rules")}`,
+    `  ${curl("dev-ada", "/api/audit?limit=5")}`,
+  ];
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1].replace(/\\/g, "/")}`).href;
+
+if (isMain) {
   try {
-    const body = await readBody(request);
-    const getQueryString = new URL(request.url!, "http://x").searchParams.get("sql") === "true";
-    send(200, await toListAsync(repositories[match[1]!]!, body, getQueryString));
+    const sample = await startSampleApp();
+    const database = process.env.QUERYLIB_DB ?? "sqlite";
+    console.log(`\nQueryLib sample app on ${sample.url} (${database}${database === "sqlite" ? ", in memory" : ""}, seeded). Ctrl-C stops it.\n`);
+    for (const line of tryLines(sample.url)) console.log(line);
+    console.log("");
+    const stop = () => void sample.close().finally(() => process.exit(0));
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
   } catch (error) {
-    if (error instanceof LogicException) return send(400, { code: error.code, message: error.message });
-    console.error(error);
-    send(500, { message: "internal error" });
+    console.error(`The sample app did not start: ${(error as Error).message}`);
+    process.exit(1);
   }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8") || "{}";
-}
-
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop()!)) {
-  const app = await startSampleApp();
-  console.log(`QueryLib sample app on ${app.url} (SQLite, seeded). Try:`);
-  console.log(`  curl -s ${app.url}/api/customers/query -H 'content-type: application/json' -d '{"conditionGroup":{"conditions":[{"sort":1,"field":"contact.city","dataType":"Text","operator":"IContains","values":["zür"]}]},"selects":["id","name","contact.city"],"page":{"pageNumber":1,"pageSize":5}}'`);
-  console.log(`  curl -s ${app.url}/api/customers/query -H 'content-type: application/json' -d '{"groupBy":{"fields":["tier"],"aggregateBy":[{"alias":"customers","aggregator":"Count"},{"field":"balance","alias":"avgBalance","aggregator":"Average"}]}}'`);
 }

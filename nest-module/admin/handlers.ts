@@ -1,0 +1,132 @@
+// The seven admin routes of SPEC.md as plain functions of (request, input) → (status, body),
+// shared by the Nest controller and by mapQpPolicyAdmin's adapter routes. Authorization runs
+// before any of them (see QpRuntime.authorize).
+import { Logger } from "@nestjs/common";
+import { LogicException, QpSubjectKind, type QpPolicyContext, type QpRule } from "../../lib/index.js";
+import { type QpClaimsOptions, getPolicyContextAsync } from "../claims.js";
+import { QpHttpError } from "../errors.js";
+import type { QpAdminLevel, QpRuntime } from "../runtime.js";
+import { ExplainRequestDto, RuleRequestDto, SchemaRequestDto, SimulateRequestDto, readBody } from "./dto.js";
+
+export interface QpAdminReply {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export type QpAdminRouteName = "schema" | "listRules" | "upsertRule" | "deleteRule" | "explain" | "simulate" | "health";
+
+export interface QpAdminRoute {
+  readonly name: QpAdminRouteName;
+  readonly method: "GET" | "POST" | "DELETE";
+  /** Relative to the route prefix. */
+  readonly path: string;
+  readonly level: QpAdminLevel;
+}
+
+/** SPEC.md "Admin API": read routes need readPolicy, write routes writePolicy. */
+export const adminRoutes: readonly QpAdminRoute[] = [
+  { name: "schema", method: "POST", path: "schema", level: "read" },
+  { name: "listRules", method: "GET", path: "rules", level: "read" },
+  { name: "upsertRule", method: "POST", path: "rules", level: "write" },
+  { name: "deleteRule", method: "DELETE", path: "rules/:id", level: "write" },
+  { name: "explain", method: "POST", path: "explain", level: "read" },
+  { name: "simulate", method: "POST", path: "simulate", level: "read" },
+  { name: "health", method: "GET", path: "health", level: "read" },
+];
+
+const subjectFilter = /^(global|(tenant|role|user|custom):.+)$/i;
+
+export interface QpAdminInput {
+  readonly body?: unknown;
+  readonly query?: Record<string, unknown>;
+  readonly params?: Record<string, unknown>;
+}
+
+const logger = new Logger("QueryLibAdmin");
+
+/** A rule store that fails on a write is 503 StoreUnavailable; its own message (a driver's) stays in the log. */
+async function storeWrite<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof LogicException || error instanceof QpHttpError) throw error;
+    logger.error(`rule store write failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    throw new QpHttpError(503, "StoreUnavailable", "StoreUnavailable: the rule store failed; the cause is in the server log");
+  }
+}
+
+export class QpAdminHandlers {
+  /** Claims for the admin routes: the module's, accepting anonymous callers when the mapping allows anonymous access. */
+  private readonly claims: QpClaimsOptions;
+
+  constructor(private readonly runtime: QpRuntime) {
+    this.claims = runtime.admin?.allowAnonymousAccess ? { ...runtime.claims, allowAnonymous: true } : runtime.claims;
+  }
+
+  /** The caller's own prepared context: schema, explain and simulate answer for the caller. */
+  private context(request: object): Promise<QpPolicyContext> {
+    return getPolicyContextAsync(request, this.claims);
+  }
+
+  run(name: QpAdminRouteName, request: object, input: QpAdminInput): Promise<QpAdminReply> {
+    switch (name) {
+      case "schema": return this.schema(request, input.body);
+      case "listRules": return this.listRules(input.query ?? {});
+      case "upsertRule": return this.upsertRule(request, input.body);
+      case "deleteRule": return this.deleteRule(input.params ?? {});
+      case "explain": return this.explain(request, input.body);
+      case "simulate": return this.simulate(request, input.body);
+      case "health": return Promise.resolve(this.health());
+    }
+  }
+
+  async schema(request: object, body: unknown): Promise<QpAdminReply> {
+    const dto = await readBody(SchemaRequestDto, body);
+    const context = await this.context(request);
+    return { status: 200, body: await this.runtime.engine.schemaAsync(dto.entity, { paths: dto.paths, depth: dto.depth }, context) };
+  }
+
+  async listRules(query: Record<string, unknown>): Promise<QpAdminReply> {
+    const raw = query.subject;
+    if (raw !== undefined && (typeof raw !== "string" || !subjectFilter.test(raw.trim()))) {
+      throw new QpHttpError(400, "InvalidSubject", `subject must be "Global" or "<Tenant|Role|User|Custom>:<value>", e.g. "Role:analyst"`);
+    }
+    const rules = await this.runtime.engine.listRulesAsync(raw === undefined || raw === "" ? undefined : raw.trim());
+    return { status: 200, body: rules.sort((a, b) => a.changedAt.localeCompare(b.changedAt) || a.id.localeCompare(b.id)) };
+  }
+
+  async upsertRule(request: object, body: unknown): Promise<QpAdminReply> {
+    const dto = await readBody(RuleRequestDto, body);
+    const context = await this.context(request);
+    const changedBy = context.subjectsOf(QpSubjectKind.User)[0] ?? null;
+    const { rule, existed } = await storeWrite(async () => {
+      const existed = dto.id !== undefined && (await this.runtime.engine.listRulesAsync()).some((r) => r.id === dto.id);
+      const rule: QpRule = await this.runtime.engine.upsertRuleAsync(dto as never, changedBy ?? undefined);
+      return { rule, existed };
+    });
+    return { status: existed ? 200 : 201, body: rule };
+  }
+
+  async deleteRule(params: Record<string, unknown>): Promise<QpAdminReply> {
+    const id = params.id;
+    if (typeof id !== "string" || id === "") throw new QpHttpError(400, "InvalidRequest", "the rule id is missing");
+    if (!(await storeWrite(() => this.runtime.engine.deleteRuleAsync(id)))) throw new QpHttpError(404, "RuleNotFound", `no rule has the id "${id}"`);
+    return { status: 204, body: undefined };
+  }
+
+  async explain(request: object, body: unknown): Promise<QpAdminReply> {
+    const dto = await readBody(ExplainRequestDto, body);
+    const context = await this.context(request);
+    return { status: 200, body: await this.runtime.engine.explainAsync(dto.entity, { field: dto.field, paths: dto.paths, depth: dto.depth }, context) };
+  }
+
+  async simulate(request: object, body: unknown): Promise<QpAdminReply> {
+    const dto = await readBody(SimulateRequestDto, body);
+    const context = await this.context(request);
+    return { status: 200, body: await this.runtime.engine.simulateAsync(dto.entity, dto.filter, context, this.runtime.dataSource()) };
+  }
+
+  health(): QpAdminReply {
+    return { status: 200, body: this.runtime.engine.health() };
+  }
+}

@@ -1,0 +1,16 @@
+// querylib/nest: QueryLibModule, QueryLibService, the admin API, the claims adapter and audit.
+export { QueryLibModule } from "./querylib.module.js";
+export { QueryLibService } from "./querylib.service.js";
+export type { QueryLibModuleOptions, QueryLibModuleAsyncOptions, QpAdminOptions, QpAuditModuleOptions, QpAuthorizationPolicy } from "./options.js";
+export { mapQpPolicyAdmin, QpPolicyAdminRoutes } from "./admin/map.js";
+export { createAdminController, QpAdminGuard } from "./admin/controller.js";
+export { adminRoutes, type QpAdminRoute, type QpAdminRouteName } from "./admin/handlers.js";
+export { SchemaRequestDto, ExplainRequestDto, SimulateRequestDto, RuleRequestDto } from "./admin/dto.js";
+export { QpClaimsAdapter, getPolicyContextAsync, QpClaimsError, claimDefaults, type QpClaimsOptions, type QpClaimsErrorCode } from "./claims.js";
+export {
+  QpAuditInterceptor, useQpPolicyAudit, drainAuditEvents, QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, QpAuditEventRecord, type QpRequestAuditEvent,
+} from "./audit.js";
+export { QpExceptionFilter, QpHttpError, httpErrorOf, policyStatus, type QpErrorBody } from "./errors.js";
+export { currentScope, scopeOf, type QpRequestScope } from "./request-scope.js";
+export { QpRuntime, type QpResolvedAdmin, type QpAdminLevel } from "./runtime.js";
+export { QP_RUNTIME, QUERYLIB_MODULE_OPTIONS } from "./tokens.js";

@@ -1,0 +1,98 @@
+// The sample app's root module: configuration (@nestjs/config), the database (@nestjs/typeorm,
+// see ormconfig.ts), QueryLib (policies from the QueryLib.Policies section, entities exposed by
+// public name, the admin API at /qp-admin, audit to the relational trail) and the query API.
+import { type DynamicModule, Inject, Injectable, Logger, Module, type OnModuleInit } from "@nestjs/common";
+import { ConfigModule, ConfigService } from "@nestjs/config";
+import { TypeOrmModule } from "@nestjs/typeorm";
+import { DataSource } from "typeorm";
+import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpSubjectKind, QpTypeOrmRuleStore } from "../lib/index.js";
+import { QpTypeOrmAuditSink, QueryLibModule, QueryLibService } from "../nest-module/index.js";
+import { type SampleDataSourceOverrides, sampleDataSourceOptions } from "../ormconfig.js";
+import { AdminRoleGuard, canReadPolicies } from "./auth.js";
+import { publicNames, sampleEntities } from "./domain/entities.js";
+import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./domain/seed.js";
+import { QueryController } from "./query.controller.js";
+
+export interface SampleAppOptions {
+  readonly seed?: SampleSeedOptions;
+  readonly database?: SampleDataSourceOverrides;
+  /** Extra keys merged over the QueryLib.Policies section (tests). */
+  readonly policies?: Record<string, unknown>;
+}
+
+/** The configuration the app reads; QueryLib's section sits at QueryLib.Policies as the spec says. */
+export function sampleConfiguration(extra: Record<string, unknown> = {}) {
+  return {
+    QueryLib: {
+      Policies: {
+        Tier: process.env.QUERYLIB_TIER ?? "Convenience",
+        DryRun: false,
+        StoreFailure: "LastKnownGood",
+        MaxSnapshotAge: "00:05:00",
+        RefreshInterval: "00:00:10",
+        Caps: { MaxPageSize: 200, MaxQueryCost: 100, MinGroupSize: 3 },
+        ...extra,
+      },
+    },
+  };
+}
+
+/** Runtime rules the app starts with (they live in querylib_rule; the admin API lists and edits them). */
+export const sampleRules = [
+  {
+    id: "support-no-salary", subjectKind: QpSubjectKind.Role, subject: "support", entity: "employees", field: "salary",
+    // Group is sealed by QpNoGroup, so the rule names the other five features.
+    features: PolicyFeature.All & ~PolicyFeature.Group, effect: PolicyEffect.Deny, description: "Support staff never see pay",
+  },
+  {
+    id: "analyst-initials", subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "customers", field: "name",
+    features: PolicyFeature.Select, effect: PolicyEffect.Mask, mask: { strategy: MaskStrategy.Partial, keepStart: 1, keepEnd: 0 }, description: "Analysts see initials only",
+  },
+] as const;
+
+export const SAMPLE_OPTIONS = Symbol.for("querylib.sample.options");
+
+@Injectable()
+export class SampleSeeder implements OnModuleInit {
+  private readonly logger = new Logger("SampleApp");
+
+  constructor(private readonly dataSource: DataSource, private readonly querylib: QueryLibService, @Inject(SAMPLE_OPTIONS) private readonly options: SampleAppOptions) {}
+
+  async onModuleInit(): Promise<void> {
+    const data = generateSampleData(this.options.seed);
+    await insertSampleData(this.dataSource, data);
+    for (const rule of sampleRules) await this.querylib.engine.upsertRuleAsync(rule, "seed");
+    this.logger.log(`seeded ${data.tenants.length} tenants, ${data.customers.length} customers, ${data.orders.length} orders, ${data.items.length} items, ${data.employees.length} employees, ${data.products.length} products`);
+  }
+}
+
+@Module({})
+export class SampleAppModule {
+  static register(options: SampleAppOptions = {}): DynamicModule {
+    return {
+      module: SampleAppModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => sampleConfiguration(options.policies)] }),
+        TypeOrmModule.forRoot(sampleDataSourceOptions([...sampleEntities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmRuleStore.entities], options.database)),
+        QueryLibModule.forRootAsync({
+          inject: [ConfigService, DataSource],
+          admin: { routePrefix: "/qp-admin", readPolicy: "qp-read", writePolicy: "qp-write" },
+          useFactory: (config: ConfigService, dataSource: DataSource) => ({
+            policies: config.get<Record<string, unknown>>("QueryLib.Policies"),
+            configure: (policyOptions) => {
+              for (const [entity, name] of publicNames) policyOptions.entities.expose(entity, name);
+              policyOptions.tokenVault = new QpInMemoryTokenVault();
+            },
+            providers: { ruleStore: new QpTypeOrmRuleStore(dataSource) },
+            claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", valueClaims: { tenantId: "tenant" } },
+            audit: { sink: new QpTypeOrmAuditSink(dataSource) },
+            authorizationPolicies: { "qp-read": canReadPolicies, "qp-write": AdminRoleGuard },
+            dataSource,
+          }),
+        }),
+      ],
+      controllers: [QueryController],
+      providers: [{ provide: SAMPLE_OPTIONS, useValue: options }, SampleSeeder, AdminRoleGuard],
+    };
+  }
+}

@@ -1,0 +1,69 @@
+// Dev authentication for the sample app: a few built-in users, each selected by a fixed bearer
+// token (printed at start-up). No outside service. A real host puts a verified JWT payload (or
+// a session's claims) on `request.user` instead; querylib/nest only reads `request.user`.
+import { type CanActivate, type ExecutionContext, Injectable, UnauthorizedException } from "@nestjs/common";
+
+export interface DevUser {
+  /** The bearer token that selects the user. */
+  readonly token: string;
+  /** The claims put on `request.user`. */
+  readonly claims: { readonly sub: string; readonly name: string; readonly roles: readonly string[]; readonly tenant: string };
+  readonly about: string;
+}
+
+export const devUsers: readonly DevUser[] = [
+  { token: "dev-ada", claims: { sub: "ada", name: "Ada Admin", roles: ["admin"], tenant: "acme" }, about: "administrator at Acme: admin API read and write" },
+  { token: "dev-ben", claims: { sub: "ben", name: "Ben Analyst", roles: ["analyst"], tenant: "acme" }, about: "analyst at Acme: admin API read-only, customer names masked" },
+  { token: "dev-cleo", claims: { sub: "cleo", name: "Cleo Support", roles: ["support"], tenant: "globex" }, about: "support agent at Globex: no salaries, no admin API" },
+  { token: "dev-dan", claims: { sub: "dan", name: "Dan Analyst", roles: ["analyst"], tenant: "initech" }, about: "analyst at Initech" },
+  { token: "dev-erin", claims: { sub: "erin", name: "Erin Support", roles: ["support"], tenant: "umbrella" }, about: "support agent at Umbrella Retail" },
+];
+
+const byToken = new Map(devUsers.map((u) => [u.token, u]));
+
+interface DevRequest {
+  headers: Record<string, string | string[] | undefined>;
+  user?: unknown;
+}
+
+interface DevResponse {
+  status(code: number): DevResponse;
+  setHeader(name: string, value: string): unknown;
+  json(body: unknown): unknown;
+}
+
+/**
+ * Express middleware: `Authorization: Bearer <token>` of a dev user → `request.user` = its
+ * claims. No header: no user (routes then answer 401). An unknown token: 401 at once.
+ */
+export function devAuthentication(request: DevRequest, response: DevResponse, next: () => void): void {
+  const header = request.headers.authorization;
+  if (header === undefined) return next();
+  const match = typeof header === "string" ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null;
+  const user = match ? byToken.get(match[1]!) : undefined;
+  if (!user) {
+    response.setHeader("www-authenticate", 'Bearer realm="querylib-sample"');
+    response.status(401).json({ code: "InvalidToken", message: "unknown bearer token; use one of the dev tokens printed at start-up" });
+    return;
+  }
+  request.user = { ...user.claims, roles: [...user.claims.roles] };
+  next();
+}
+
+const rolesOf = (request: { user?: unknown }): readonly string[] => {
+  const roles = (request.user as { roles?: unknown } | undefined)?.roles;
+  return Array.isArray(roles) ? roles.filter((r): r is string => typeof r === "string") : [];
+};
+
+/** The admin API's read policy: a predicate over the request (admins and analysts). */
+export const canReadPolicies = (request: { user?: unknown }): boolean => rolesOf(request).some((r) => r === "admin" || r === "analyst");
+
+/** The admin API's write policy (and the audit trail's guard): a Nest guard, admins only. No user: 401. */
+@Injectable()
+export class AdminRoleGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ user?: unknown }>();
+    if (!request.user) throw new UnauthorizedException({ code: "Unauthorized", message: "sign in with a dev token (Authorization: Bearer <token>)" });
+    return rolesOf(request).includes("admin");
+  }
+}

@@ -1,0 +1,82 @@
+// The sample app's guarded query endpoints: Filter, Segment and Summary for every exposed entity,
+// each run through applyPolicy with the caller's context (from `request.user` via the claims
+// adapter), plus a few helpers for trying the app out.
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseFilters, UseGuards } from "@nestjs/common";
+import { DataSource, type ObjectLiteral, type Repository } from "typeorm";
+import { LogicException, UnknownEntity, parseFilter, parseSegment, parseSummary } from "../lib/index.js";
+import { QpAuditEventRecord, QpExceptionFilter, QueryLibService } from "../nest-module/index.js";
+import { AdminRoleGuard, devUsers } from "./auth.js";
+import { publicNames } from "./domain/entities.js";
+
+type Shape = "filter" | "segment" | "summary";
+const parsers: Record<Shape, (body: unknown) => unknown> = { filter: parseFilter, segment: parseSegment, summary: parseSummary };
+
+@Controller("api")
+@UseFilters(QpExceptionFilter)
+export class QueryController {
+  constructor(private readonly querylib: QueryLibService, private readonly dataSource: DataSource) {}
+
+  private repository(name: string): Repository<ObjectLiteral> {
+    const entity = this.querylib.entity(name);
+    if (!entity) throw new LogicException(UnknownEntity, `UnknownEntity: no entity is exposed as "${name}"; try ${publicNames.map(([, n]) => n).join(", ")}`);
+    return this.dataSource.getRepository(entity);
+  }
+
+  private async run(shape: Shape, name: string, request: object, body: unknown, sql: string | undefined) {
+    const repository = this.repository(name);
+    const parsed = parsers[shape](body ?? {});
+    const guarded = await this.querylib.guardAsync(repository, request);
+    return guarded.toListAsync(parsed, sql === "true");
+  }
+
+  @Get()
+  index() {
+    return {
+      entities: publicNames.map(([, name]) => name),
+      endpoints: [
+        "POST /api/{entity}/filter   body: Filter   (?sql=true adds the SQL when the policy allows it)",
+        "POST /api/{entity}/segment  body: Segment",
+        "POST /api/{entity}/summary  body: Summary",
+        "GET  /api/me                who you are to the policy layer",
+        "GET  /api/audit             the audit trail (admins)",
+        "POST /qp-admin/schema | /explain | /simulate, GET /qp-admin/rules | /health, POST /qp-admin/rules, DELETE /qp-admin/rules/{id}",
+      ],
+      authentication: "Authorization: Bearer <token> of a dev user (GET /api/dev-users)",
+    };
+  }
+
+  @Get("dev-users")
+  users() {
+    return devUsers.map((u) => ({ token: u.token, ...u.claims, about: u.about }));
+  }
+
+  @Get("me")
+  async me(@Req() request: { user?: unknown }) {
+    const context = await this.querylib.getPolicyContextAsync(request);
+    return { user: request.user, subjects: context.subjects, values: Object.fromEntries(context.values) };
+  }
+
+  @Post(":entity/filter") @HttpCode(200)
+  filter(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: string) {
+    return this.run("filter", entity, request, body, sql);
+  }
+
+  @Post(":entity/segment") @HttpCode(200)
+  segment(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: string) {
+    return this.run("segment", entity, request, body, sql);
+  }
+
+  @Post(":entity/summary") @HttpCode(200)
+  summary(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: string) {
+    return this.run("summary", entity, request, body, sql);
+  }
+
+  /** The relational audit trail (append-only table querylib_audit_event), newest first. */
+  @Get("audit")
+  @UseGuards(AdminRoleGuard)
+  async audit(@Query("requestId") requestId?: string, @Query("limit") limit?: string) {
+    const take = Math.min(Math.max(Number.parseInt(limit ?? "50", 10) || 50, 1), 500);
+    const rows = await this.dataSource.getRepository(QpAuditEventRecord).find({ where: requestId ? { requestId } : {}, order: { id: "DESC" }, take });
+    return rows.map((r) => ({ ...r, subjects: JSON.parse(r.subjects) as unknown }));
+  }
+}
