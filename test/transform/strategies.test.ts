@@ -1,0 +1,301 @@
+// The pure transforms (lib/transform/strategies.ts, characters.ts, safe-regex.ts): one test per
+// row of the table in strategy-cases.ts (every MaskStrategy, GeneralizeMode and parameter,
+// QpTruncate, QpFormat, Unicode), Hash against node:crypto, the strategies that need the engine
+// (Null, Tokenize, the decorator's default ellipsis) through a guarded in-memory query, and
+// Regex safety: catastrophic patterns refused at decoration, long values bounded.
+import "reflect-metadata";
+import { expect } from "chai";
+import { Worker } from "node:worker_threads";
+import { Column, Entity, PrimaryColumn } from "typeorm";
+import {
+  DatePart, GeneralizeMode, MaskStrategy, QpDecoratorError, QpFormat, QpGeneralize, QpInMemoryTokenVault, QpMask, QpPolicyContext, QpPolicyEngine,
+  QpTruncate, applyPolicy,
+} from "../../lib/index.js";
+import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
+import { characters } from "../../lib/transform/characters.js";
+import { applyTextMask, hmac } from "../../lib/transform/strategies.js";
+import { maxRegexInput, unsafePatternReason } from "../../lib/transform/safe-regex.js";
+import { expectedHash, propertyCases, salt, strategyCases } from "./strategy-cases.js";
+
+const hex32 = /^[0-9a-f]{32}$/;
+const family = "👩‍👩‍👧";
+
+/** Short, readable test titles (long values are summarised). */
+function show(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+@Entity("tr_strategy_sample")
+class StrategySample {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Null }) @Column({ type: "varchar", length: 40, nullable: true }) nulled!: string | null;
+  @QpMask({ strategy: MaskStrategy.Null }) @Column({ type: "int", nullable: true }) nulledNumber!: number | null;
+  @QpMask({ strategy: MaskStrategy.Tokenize }) @Column({ type: "varchar", length: 40 }) token!: string;
+  @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 40 }) hashed!: string;
+  @QpTruncate(5) @Column({ type: "varchar", length: 40 }) shortened!: string;
+  @QpTruncate(5, { ellipsis: "…" }) @Column({ type: "varchar", length: 40 }) shortenedCustom!: string;
+  @QpMask({ strategy: MaskStrategy.Regex, pattern: "\\d" }) @Column({ type: "text" }) digits!: string;
+}
+
+function samples(): StrategySample[] {
+  return [
+    { id: 1, nulled: "anything", nulledNumber: 42, token: "NI-1", hashed: "REF-1", shortened: "Hello, world", shortenedCustom: "Hello, world", digits: "a1b2" },
+    { id: 2, nulled: null, nulledNumber: null, token: "NI-1", hashed: "REF-1", shortened: "Hello", shortenedCustom: "Hi", digits: "7".repeat(100_000) },
+    { id: 3, nulled: "x", nulledNumber: 0, token: "NI-2", hashed: "ref-1", shortened: `${family.repeat(6)}`, shortenedCustom: "Hello!", digits: "none" },
+  ].map((row) => Object.assign(new StrategySample(), row));
+}
+
+async function guardedSamples(engine: QpPolicyEngine, rows = samples()) {
+  const context = await engine.prepareAsync(new QpPolicyContext());
+  const result = await applyPolicy(rows, context).toList({ orders: [{ field: "id", sort: 1 }] });
+  return result.data as StrategySample[];
+}
+
+describe("Transform strategies (pure functions)", () => {
+  describe("the table: every MaskStrategy, GeneralizeMode, parameter, QpTruncate, QpFormat and Unicode case", () => {
+    for (const row of strategyCases) {
+      it(`${row.what} | ${row.params} | ${row.showInput ?? show(row.input)} → ${row.showOutput ?? show(row.output)}`, () => {
+        expect(row.run()).to.deep.equal(row.output);
+      });
+    }
+  });
+
+  describe("outputs defined by a property (nearest multiple of step, bucket width, exact truncation)", () => {
+    for (const row of propertyCases) {
+      it(`${row.what} | ${row.params} | ${show(row.input)} → ${row.expectation}`, () => {
+        const actual = row.run();
+        expect(row.check(actual), `${row.what} ${row.params} of ${show(row.input)} gave ${show(actual)}; expected ${row.expectation}`).to.equal(true);
+      });
+    }
+  });
+
+  describe("characters: user-perceived characters, not bytes or UTF-16 units", () => {
+    const cases: [string, string, number][] = [
+      ["ASCII", "abc", 3],
+      ["an emoji ZWJ family (5 code points, 8 UTF-16 units)", family, 1],
+      ["a flag and a skin-tone emoji", "🇨🇭👍🏽", 2],
+      ["e + U+0301 (combining acute)", "e\u0301", 1],
+      ["decomposed Zoë", "Zoe\u0308", 3],
+      ["Hebrew שלום", "שלום", 4],
+      ["Arabic with harakat مَرْحَبًا", "مَرْحَبًا", 5],
+    ];
+    for (const [name, text, count] of cases) {
+      it(`${name} is ${count} character(s)`, () => {
+        expect(characters(text)).to.have.length(count);
+        expect(characters(text).join("")).to.equal(text);
+      });
+    }
+  });
+
+  describe("Hash: HMAC-SHA256 keyed by the salt, 32 lowercase hex", () => {
+    it("is the first 32 hex characters of HMAC-SHA256(salt, UTF-8 value), computed here with node:crypto", () => {
+      for (const value of ["REF-1", "", "Zürich", family, "e\u0301", "x' OR 1=1 --"]) {
+        const actual = hmac(salt, value);
+        expect(actual, value).to.match(hex32);
+        expect(actual, value).to.equal(expectedHash(salt, value));
+      }
+    });
+
+    it("maps equal inputs to equal outputs and different inputs to different outputs", () => {
+      expect(hmac(salt, "REF-1")).to.equal(hmac(salt, `REF-${1}`));
+      expect(hmac(salt, "REF-1")).to.not.equal(hmac(salt, "REF-2"));
+      expect(hmac(salt, "REF-1")).to.not.equal(hmac(salt, "ref-1"));
+    });
+
+    it("differs for different salts", () => {
+      expect(hmac("0123456789abcdef", "REF-1")).to.not.equal(hmac("0123456789abcdeg", "REF-1"));
+      expect(hmac(salt, "REF-1")).to.not.equal(hmac(`${salt}!`, "REF-1"));
+    });
+
+    it("is what a guarded query returns for a QpMask Hash member (the engine's salt)", async () => {
+      const data = await guardedSamples(new QpPolicyEngine({ hashSalt: salt, tokenVault: new QpInMemoryTokenVault() }));
+      expect(data.map((r) => r.hashed)).to.deep.equal([expectedHash(salt, "REF-1"), expectedHash(salt, "REF-1"), expectedHash(salt, "ref-1")]);
+      const other = await guardedSamples(new QpPolicyEngine({ hashSalt: "another-salt-of-16+", tokenVault: new QpInMemoryTokenVault() }));
+      expect(other[0]!.hashed).to.equal(expectedHash("another-salt-of-16+", "REF-1"));
+      expect(other[0]!.hashed).to.not.equal(data[0]!.hashed);
+    });
+  });
+
+  describe("strategies that need the engine (in memory)", () => {
+    let data: StrategySample[];
+    let vault: QpInMemoryTokenVault;
+    before(async () => {
+      vault = new QpInMemoryTokenVault();
+      data = await guardedSamples(new QpPolicyEngine({ hashSalt: salt, tokenVault: vault }));
+    });
+
+    it("MaskStrategy Null: every value becomes null (text and number members)", () => {
+      expect(data.map((r) => r.nulled)).to.deep.equal([null, null, null]);
+      expect(data.map((r) => r.nulledNumber)).to.deep.equal([null, null, null]);
+    });
+
+    it("MaskStrategy Tokenize: 32 lowercase hex, equal values equal tokens, different values different tokens, stable across queries", async () => {
+      const tokens = data.map((r) => r.token);
+      tokens.forEach((t) => expect(t).to.match(hex32));
+      expect(tokens[0]).to.equal(tokens[1]);
+      expect(tokens[0]).to.not.equal(tokens[2]);
+      expect(tokens).to.not.include("NI-1");
+      const again = await guardedSamples(QpPolicyEngineOf(vault));
+      expect(again.map((r) => r.token)).to.deep.equal(tokens);
+    });
+
+    it("QpTruncate(5): the default ellipsis is \"...\"; QpTruncate(5, { ellipsis: \"…\" }) uses its own", () => {
+      expect(data.map((r) => r.shortened)).to.deep.equal(["Hello...", "Hello", `${family.repeat(5)}...`]);
+      expect(data.map((r) => r.shortenedCustom)).to.deep.equal(["Hello…", "Hi", "Hello…"]);
+    });
+
+    it("MaskStrategy Regex through a guarded query: a safe pattern on a 100,000-character value is fast and masked Full", async () => {
+      const started = performance.now();
+      const result = await guardedSamples(new QpPolicyEngine({ hashSalt: salt, tokenVault: new QpInMemoryTokenVault() }));
+      const elapsed = performance.now() - started;
+      expect(result[0]!.digits).to.equal("a***b***");
+      expect(result[1]!.digits).to.equal("*".repeat(100_000));
+      expect(result[2]!.digits).to.equal("none");
+      expect(elapsed, `took ${elapsed.toFixed(0)} ms`).to.be.below(1000);
+    });
+  });
+
+  describe("parameter ranges are checked when the decorator is applied (QpDecoratorError naming Class.property)", () => {
+    const masked = (options: MaskOptions) => () => {
+      class Sample {
+        @QpMask(options) value!: string;
+      }
+      return Sample;
+    };
+    const generalized = (options: GeneralizeOptions) => () => {
+      class Sample {
+        @QpGeneralize(options) value!: number;
+      }
+      return Sample;
+    };
+    const refused: [string, () => unknown][] = [
+      ["an unknown strategy", masked({ strategy: "Blur" as MaskStrategy })],
+      ["Regex without a pattern", masked({ strategy: MaskStrategy.Regex })],
+      ["maskChar of two characters", masked({ strategy: MaskStrategy.Full, maskChar: "ab" })],
+      ["maskChar empty", masked({ strategy: MaskStrategy.Full, maskChar: "" })],
+      ["keepStart negative", masked({ strategy: MaskStrategy.Partial, keepStart: -1 })],
+      ["keepEnd not an integer", masked({ strategy: MaskStrategy.Partial, keepEnd: 1.5 })],
+      ["minGroupSize 0", masked({ strategy: MaskStrategy.Partial, minGroupSize: 0 })],
+      ["an unknown mode", generalized({ mode: "Blur" as GeneralizeMode })],
+      ["Bucket without a step", generalized({ mode: GeneralizeMode.Bucket })],
+      ["Bucket with step 0", generalized({ mode: GeneralizeMode.Bucket, step: 0 })],
+      ["Round with a negative step", generalized({ mode: GeneralizeMode.Round, step: -5 })],
+      ["DatePart without a part", generalized({ mode: GeneralizeMode.DatePart })],
+      ["decimals negative", generalized({ mode: GeneralizeMode.Round, decimals: -1 })],
+      ["QpTruncate length 0", () => { class Sample { @QpTruncate(0) value!: string; } return Sample; }],
+      ["QpFormat with an empty format", () => { class Sample { @QpFormat("") value!: string; } return Sample; }],
+    ];
+    for (const [name, declare] of refused) {
+      it(`refuses ${name}`, () => {
+        expect(declare).to.throw(QpDecoratorError, /Sample\.value/);
+      });
+    }
+
+    it("accepts every parameter in range", () => {
+      expect(masked({ strategy: MaskStrategy.Partial, keepStart: 0, keepEnd: 0, maskChar: "•", preserveLength: false, minGroupSize: 1 })).to.not.throw();
+      expect(masked({ strategy: MaskStrategy.Fixed, text: "" })).to.not.throw();
+      expect(generalized({ mode: GeneralizeMode.Round, step: 0.5, decimals: 0 })).to.not.throw();
+      expect(generalized({ mode: GeneralizeMode.Truncate, part: DatePart.Quarter })).to.not.throw();
+    });
+
+    // A character is a user-perceived character everywhere else (characters.ts): an emoji ZWJ
+    // sequence or a flag is one character, so it is a valid maskChar.
+    it("accepts one user-perceived character as maskChar (👩‍👩‍👧, 🇨🇭), and masks with it", () => {
+      expect(applyTextMask("abc", { strategy: MaskStrategy.Full, maskChar: family }, null)).to.equal(family.repeat(3));
+      expect(applyTextMask("abcd", { strategy: MaskStrategy.Partial, maskChar: "🇨🇭" }, null)).to.equal("a🇨🇭🇨🇭d");
+      expect(masked({ strategy: MaskStrategy.Full, maskChar: family })).to.not.throw();
+      expect(masked({ strategy: MaskStrategy.Full, maskChar: "🇨🇭" })).to.not.throw();
+    });
+  });
+
+  describe("Regex safety", () => {
+    /** A class decorated inside the test, so a refusal surfaces as a QpDecoratorError here. */
+    const decorate = (pattern: string) => () => {
+      class Risky {
+        @QpMask({ strategy: MaskStrategy.Regex, pattern }) value!: string;
+      }
+      return Risky;
+    };
+
+    const catastrophic = ["(a+)+$", "(a|a)*", "(\\w+\\s?)*$", "(a)\\1", "(x+x+)+y", "(?:a*)*b", "([a-z]+)*$", "(\\d+){2,}$", "((ab)*c)+", "(a|aa)+$"];
+    for (const pattern of catastrophic) {
+      it(`refuses /${pattern}/ when the decorator is applied (QpDecoratorError naming Risky.value)`, () => {
+        expect(decorate(pattern)).to.throw(QpDecoratorError, /Risky\.value/);
+        expect(unsafePatternReason(pattern)).to.be.a("string");
+      });
+    }
+
+    it("refuses a named backreference /(?<w>a+)\\k<w>$/ like a numbered one", () => {
+      expect(decorate("(a+)\\1$")).to.throw(QpDecoratorError, /Risky\.value/);
+      expect(decorate("(?<w>a+)\\k<w>$")).to.throw(QpDecoratorError, /Risky\.value/);
+    });
+
+    it("refuses a pattern that does not compile, naming the member", () => {
+      expect(decorate("(unclosed")).to.throw(QpDecoratorError, /Risky\.value/);
+    });
+
+    it("accepts ordinary patterns", () => {
+      for (const pattern of ["\\d{4}", "[0-9]+", "\\d(?=\\d{4})", "^\\w+@", "(ab)+", "(?:\\d{3}-)?\\d{4}"]) {
+        expect(decorate(pattern), pattern).to.not.throw();
+      }
+    });
+
+    it("bounds the regex input at 10,000 characters", () => {
+      expect(maxRegexInput).to.equal(10_000);
+    });
+
+    // Adjacent quantifiers over the same characters backtrack polynomially: /\w*\w*\w*!/ on
+    // 10,000 letters (the largest value the regex still runs on) needs ~10^16 steps. The pattern
+    // must be refused at decoration, or the mask must finish quickly. Run in a worker, so a hang
+    // fails this test instead of the process.
+    for (const pattern of ["\\w*\\w*\\w*!", "\\d+\\d+\\d+x", ".*.*.*=.*"]) {
+      it(`a polynomial-backtracking pattern /${pattern}/ is refused, or masks a 10,000-character value within 2 s`, async function () {
+        this.timeout(10_000);
+        let refused = false;
+        try {
+          decorate(pattern)();
+        } catch (error) {
+          expect(error).to.be.instanceOf(QpDecoratorError);
+          refused = true;
+        }
+        if (refused) return;
+        const input = (pattern.startsWith("\\d") ? "1" : "a").repeat(maxRegexInput);
+        const outcome = await maskInWorker(pattern, input, 2000);
+        expect(outcome.finished, `/${pattern}/ was accepted by QpMask and was still running after 2 s on a ${input.length}-character value`).to.equal(true);
+      });
+    }
+  });
+});
+
+function QpPolicyEngineOf(vault: QpInMemoryTokenVault): QpPolicyEngine {
+  return new QpPolicyEngine({ hashSalt: salt, tokenVault: vault });
+}
+
+/** Runs maskRegex (the Regex stage, compiled with the flags the chain uses) in a worker; terminates it after limitMs. */
+function maskInWorker(pattern: string, input: string, limitMs: number): Promise<{ finished: boolean; ms?: number }> {
+  const url = new URL("../../lib/transform/strategies.js", import.meta.url).href;
+  const code = `const { workerData, parentPort } = require("node:worker_threads");
+import(workerData.url).then((m) => {
+  const started = Date.now();
+  m.maskRegex(workerData.input, { strategy: "Regex", pattern: workerData.pattern }, new RegExp(workerData.pattern, "gu"));
+  parentPort.postMessage({ ms: Date.now() - started });
+});`;
+  const worker = new Worker(code, { eval: true, workerData: { url, pattern, input } });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      resolve({ finished: false });
+    }, limitMs);
+    worker.once("message", (message: { ms: number }) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve({ finished: true, ms: message.ms });
+    });
+    worker.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
