@@ -1,0 +1,135 @@
+// Snapshot semantics beyond the failure modes: a write on an engine is decided by that engine at
+// once even when a refresh is already in flight; a store whose tables are dropped and re-created
+// (its version counter starting again) is not mistaken for the snapshot an engine already has;
+// decisions are cached per (snapshot version, subject set) without bleeding between callers.
+import assert from "node:assert/strict";
+import type { DataSource } from "typeorm";
+import { PolicyEffect, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, applyPolicy, type IQpRuleStore, type QpPolicyContext, type QpRuleInput } from "../../lib/index.js";
+import { type Dialect, skipIfUnavailable } from "../support/databases.js";
+import { STAFF, ruleData } from "./domain.js";
+import { seenOnSelect } from "./observe.js";
+import { TestClock, clearRuleTables, closeOwned, engine, prepare, role, rulesDatabase, sameDatabase, sleep, sqliteFileDatabase, tenant } from "./support.js";
+
+const deny = (field: string): QpRuleInput => ({ subjectKind: QpSubjectKind.Global, entity: STAFF, field, features: PolicyFeature.Select, effect: PolicyEffect.Deny });
+
+/** A store whose reads take a while after reading (network latency on the way back). */
+function slowly<T extends IQpRuleStore>(store: T, ms = 60): T {
+  const load = store.loadAsync.bind(store);
+  store.loadAsync = async () => {
+    const data = await load();
+    await sleep(ms);
+    return data;
+  };
+  return store;
+}
+
+async function snapshotVersionSeen(context: QpPolicyContext): Promise<number> {
+  const result = (await applyPolicy(ruleData().employees, context).toListAsyncDynamic({ selects: ["id"] } as never)) as unknown as { policy: { snapshotVersion: number } };
+  return result.policy.snapshotVersion;
+}
+
+/** Starts a guarded query that needs a refresh, then writes while that refresh is in flight. */
+async function writeDuringRefresh(storeOf: () => IQpRuleStore): Promise<void> {
+  const clock = new TestClock();
+  const e = engine({ refreshInterval: 1000 }, { ruleStore: slowly(storeOf()), clock: clock.read });
+  const context = await prepare(e);
+  assert.equal(await seenOnSelect(context, "email"), "Allow");
+  clock.advance(1000);
+  const reading = seenOnSelect(context, "email"); // a refresh starts and reads the store
+  await sleep(5);
+  const saved = await e.upsertRuleAsync(deny("email"));
+  await reading;
+  assert.ok((await e.listRulesAsync()).some((r) => r.id === saved.id));
+  assert.equal(await seenOnSelect(context, "email"), "Deny", `the writing engine decides with its write at once (health ${JSON.stringify(e.health())})`);
+}
+
+describe("Rules: snapshots [memory store]", () => {
+  it("a write while a refresh is in flight is still decided at once by the writing engine", async () => {
+    await writeDuringRefresh(() => new QpInMemoryRuleStore());
+  });
+
+  it("decisions are cached per snapshot version and subject set, never across callers", async () => {
+    const e = engine();
+    await e.upsertRuleAsync({ ...deny("email"), subjectKind: QpSubjectKind.Role, subject: "x" });
+    const x = await prepare(e, role("x"), tenant("t-1"));
+    const xReordered = await prepare(e, tenant("t-1"), role("x"));
+    const y = await prepare(e, role("y"), tenant("t-1"));
+    for (let round = 0; round < 2; round++) {
+      assert.equal(await seenOnSelect(x, "email"), "Deny");
+      assert.equal(await seenOnSelect(y, "email"), "Allow");
+      assert.equal(await seenOnSelect(xReordered, "email"), "Deny");
+      assert.equal(await seenOnSelect(await prepare(e), "email"), "Allow");
+    }
+    const v1 = await snapshotVersionSeen(x);
+    await e.upsertRuleAsync({ ...deny("email"), subjectKind: QpSubjectKind.Role, subject: "y" });
+    assert.ok((await snapshotVersionSeen(y)) > v1);
+    assert.equal(await seenOnSelect(y, "email"), "Deny");
+    assert.equal(await seenOnSelect(x, "email"), "Deny");
+    assert.equal(await seenOnSelect(await prepare(e, role("z")), "email"), "Allow");
+  });
+
+  it("two engines on one in-memory store: independent caches, one store", async () => {
+    const store = new QpInMemoryRuleStore();
+    const clock = new TestClock();
+    const a = engine({ refreshInterval: 100 }, { ruleStore: store, clock: clock.read });
+    const b = engine({ refreshInterval: 100 }, { ruleStore: store, clock: clock.read });
+    const bContext = await prepare(b);
+    assert.equal(await seenOnSelect(bContext, "city"), "Allow");
+    await a.upsertRuleAsync(deny("city"));
+    assert.equal(await seenOnSelect(bContext, "city"), "Allow");
+    clock.advance(100);
+    assert.equal(await seenOnSelect(bContext, "city"), "Deny");
+  });
+});
+
+for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
+  describe(`Rules: snapshots [${dialect} store]`, function () {
+    let admin: DataSource;
+    let second: DataSource;
+
+    before(async function () {
+      this.timeout(120_000);
+      try {
+        admin = dialect === "sqlite" ? (await sqliteFileDatabase()).dataSource : await rulesDatabase(dialect);
+        second = await sameDatabase(admin);
+      } catch (error) {
+        skipIfUnavailable(this, error);
+      }
+    });
+    after(closeOwned);
+    beforeEach(async () => {
+      await clearRuleTables(admin);
+    });
+
+    it("a write while a refresh is in flight is still decided at once by the writing engine", async () => {
+      await writeDuringRefresh(() => new QpTypeOrmRuleStore(admin));
+    });
+
+    it("rule tables dropped and re-created: an engine does not keep its old rules because the new version number matches", async () => {
+      const clock = new TestClock();
+      const a = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(admin), clock: clock.read });
+      const b = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(second), clock: clock.read });
+      await a.upsertRuleAsync(deny("email"));
+      const bContext = await prepare(b);
+      assert.equal(await seenOnSelect(bContext, "email"), "Deny");
+      assert.equal(b.health().snapshotVersion, 1);
+
+      // The store is re-created (a fresh schema, a restored backup): its version starts again.
+      const runner = admin.createQueryRunner();
+      try {
+        for (const entity of QpTypeOrmRuleStore.entities) await runner.dropTable(admin.getMetadata(entity).tableName);
+      } finally {
+        await runner.release();
+      }
+      await admin.synchronize();
+      assert.equal((await new QpTypeOrmRuleStore(admin).loadAsync()).version, 0);
+      await a.upsertRuleAsync(deny("team"));
+      assert.equal((await new QpTypeOrmRuleStore(admin).loadAsync()).version, 1);
+
+      clock.advance(1000);
+      assert.equal(await seenOnSelect(bContext, "team"), "Deny", "B decides with the store's rules");
+      assert.equal(await seenOnSelect(bContext, "email"), "Allow", "B dropped the rule the store no longer has");
+    });
+  });
+}
+
