@@ -6,7 +6,8 @@
 // a printed note instead of crashing the run.
 //
 // Guarded QueryLib (the policy layer: a forced tenant predicate, two masks, one hash, one
-// tokenize on the in-memory vault) is not wired yet: `guardedVariant` below is the hook.
+// tokenize on the in-memory vault) runs over the decorated classes of guarded-domain.ts, loaded
+// the same way (`loadGuarded`).
 import type { DataSource, EntityTarget, ObjectLiteral, Repository } from "typeorm";
 import { Customer, Order } from "../test/domain/entities.js";
 import type { RowCounts } from "./db.js";
@@ -297,26 +298,88 @@ export function querylibKeys(id: WorkloadId, result: QueryLibResult): { keys: st
 }
 
 // ---------------------------------------------------------------------------------------------
-// Guarded QueryLib — HOOK, not wired yet.
+// Guarded QueryLib
 //
-// When the policy layer exists, this returns a runner for
-//   applyPolicy(repository, await QpPolicy.prepareAsync(context)).toListAsync(json)
-// over a policy with a forced tenant predicate (QpForceWhere with a context value), two masks
-// (e.g. Email on contact.email, Partial on name), one Hash and one Tokenize (in-memory vault),
-// so the guarded and unguarded runs return the same rows (the tenant predicate must select every
-// seeded row, e.g. a constant tenant column) and the correctness guard still compares ids.
-// Until then it returns the reason it is skipped.
+//   applyPolicy(guardedRepository, preparedContext).toListAsync(json)
+//
+// over the bench-only decorated classes of guarded-domain.ts (same tables, own DataSource,
+// `synchronize: false`): a forced tenant predicate (`tier = 'Gold'`; W5: `status <> 'Pending'` on
+// its Order root), two masks (Email on contact.email, Partial on name), one Hash (externalId) and
+// one Tokenize (address.street, in-memory vault). Its rows differ from the unguarded ones (the
+// tenant predicate), so run.ts checks it against the raw driver running the hand-written
+// builder's SQL with the same extra predicate; ids and totals only (masked values differ by design).
+
+/** What the guarded variant needs from guarded-domain.ts (type-only: that module loads lazily). */
+export type GuardedModule = typeof import("./guarded-domain.js");
+export type GuardedEnv = import("./guarded-domain.js").GuardedEnv;
+
+export interface LoadedGuarded {
+  module: GuardedModule | null;
+  note: string;
+}
+
+/** Imports guarded-domain.js (which imports QueryLib's policy layer statically); never throws. */
+export async function loadGuarded(api: QueryLibApi | null): Promise<LoadedGuarded> {
+  if (!api) return { module: null, note: "QueryLib not loadable yet" };
+  if (typeof api.applyPolicy !== "function") return { module: null, note: "`applyPolicy` not exported by QueryLib yet" };
+  try {
+    return { module: (await import("./guarded-domain.js")) as GuardedModule, note: "guarded entities loaded" };
+  } catch (error) {
+    return { module: null, note: `guarded entities not loadable: ${firstLine(error)}` };
+  }
+}
+
+const GUARDED_ROOT: Record<WorkloadId, "customers" | "orders"> = {
+  W1: "customers",
+  W2: "customers",
+  W3: "customers",
+  W4: "customers",
+  W5: "orders",
+  W6: "customers",
+  W7: "customers",
+};
 
 export interface GuardedHook {
   run: () => Promise<QueryLibResult>;
+  /** The SQL the guarded filter would send (engine.simulateAsync), for bench.json; null for Segment/Summary. */
+  sql: () => Promise<string | null>;
+}
+
+function guardedRepository(module: GuardedModule, env: GuardedEnv, id: WorkloadId): Repository<ObjectLiteral> {
+  const entity = GUARDED_ROOT[id] === "orders" ? module.GuardedOrder : module.GuardedCustomer;
+  return env.dataSource.getRepository(entity) as unknown as Repository<ObjectLiteral>;
 }
 
 export function guardedVariant(
   api: QueryLibApi | null,
-  _dataSource: DataSource,
-  _counts: RowCounts,
-  _id: WorkloadId,
+  guarded: { module: GuardedModule; env: GuardedEnv } | { skipped: string },
+  counts: RowCounts,
+  id: WorkloadId,
 ): GuardedHook | { skipped: string } {
   if (!api) return { skipped: "QueryLib not loadable yet" };
-  return { skipped: "guarded QueryLib not wired yet (hook: guardedVariant in bench/querylib-workloads.ts)" };
+  if ("skipped" in guarded) return { skipped: guarded.skipped };
+  const { module, env } = guarded;
+  const source = guardedRepository(module, env, id);
+  const json = JSON.stringify(QUERYLIB_WORKLOADS[id].shape(counts));
+  const applyPolicy = api.applyPolicy!;
+  return {
+    // Parse per call, like a request body; the context is prepared once (no providers to resolve).
+    run: () => applyPolicy(source, env.context).toListAsync(JSON.parse(json)),
+    sql: async () => {
+      if (QUERYLIB_WORKLOADS[id].build !== "filter") return null;
+      const simulated = await env.engine.simulateAsync(GUARDED_ROOT[id], JSON.parse(json), env.context, env.dataSource);
+      return `${simulated.sql} -- ${JSON.stringify(simulated.parameters)}`;
+    },
+  };
+}
+
+/**
+ * Guarded build only: `engine.simulateAsync(publicName, json, context, dataSource)` sanitizes and
+ * compiles without executing (Filters only: W1–W4, W7).
+ */
+export function guardedBuilder(env: GuardedEnv, counts: RowCounts, id: WorkloadId): (() => Promise<unknown>) | null {
+  if (QUERYLIB_WORKLOADS[id].build !== "filter") return null;
+  const json = JSON.stringify(QUERYLIB_WORKLOADS[id].shape(counts));
+  const name = GUARDED_ROOT[id];
+  return () => env.engine.simulateAsync(name, JSON.parse(json), env.context, env.dataSource);
 }

@@ -2,15 +2,20 @@
 import type { RowCounts } from "./db.js";
 import type { Stats } from "./measure.js";
 
-export type VariantName = "raw" | "typeorm" | "querylib" | "querylib-guarded" | "paginate";
-export const VARIANTS: VariantName[] = ["raw", "typeorm", "querylib", "querylib-guarded", "paginate"];
+export type VariantName = "raw" | "typeorm" | "querylib" | "paginate" | "raw-tenant" | "typeorm-tenant" | "querylib-guarded";
+/** Table order: the unscoped group, then the tenant-scoped group (guarded QueryLib and its baselines). */
+export const VARIANTS: VariantName[] = ["raw", "typeorm", "querylib", "paginate", "raw-tenant", "typeorm-tenant", "querylib-guarded"];
 export const VARIANT_LABEL: Record<VariantName, string> = {
   raw: "raw driver",
   typeorm: "TypeORM builder",
   querylib: "QueryLib",
-  "querylib-guarded": "QueryLib guarded",
   paginate: "nestjs-paginate",
+  "raw-tenant": "raw driver + tenant",
+  "typeorm-tenant": "TypeORM builder + tenant",
+  "querylib-guarded": "QueryLib guarded",
 };
+/** Variants compared with (and ratioed to) the tenant-scoped baselines. */
+export const TENANT_GROUP: ReadonlySet<VariantName> = new Set(["raw-tenant", "typeorm-tenant", "querylib-guarded"]);
 
 export type VariantStatus = "ok" | "n/a" | "skipped" | "error" | "mismatch";
 
@@ -44,10 +49,46 @@ export interface BuildResult {
   dialect: string;
   id: string;
   variant: VariantName;
+  /** Steady state: repeated calls on a warm DataSource/engine (QueryLib has no plan cache yet). */
   stats?: Stats;
   ratioTypeorm?: number;
+  /** Cold: the first call on a fresh DataSource (and, guarded, a fresh engine), one sample per fresh instance. */
+  cold?: Stats;
   status: VariantStatus;
   reason?: string;
+}
+
+export interface TransformResult {
+  strategy: string;
+  /** What is called, e.g. `maskPartial(value, options)`. */
+  call: string;
+  values: number;
+  passes: number;
+  /** Median over passes of values per second; min and max pass. */
+  perSecond: number;
+  minPerSecond: number;
+  maxPerSecond: number;
+  /** ns per value at the median. */
+  nsPerValue: number;
+  target?: number;
+  status: VariantStatus;
+  reason?: string;
+}
+
+export interface VaultResult {
+  vault: string;
+  backend: string;
+  /** "new": every value of the page never tokenized before; "existing": the same page again. */
+  kind: "new" | "existing";
+  pages: number;
+  valuesPerPage: number;
+  /** Round trips counted by the vault itself (`roundTrips`) per page; null where it keeps no count. */
+  roundTripsPerPage: number | null;
+  /** Per page, in µs. */
+  stats?: Stats;
+  status: VariantStatus;
+  reason?: string;
+  note?: string;
 }
 
 export interface GrowthSeries {
@@ -78,6 +119,8 @@ export interface BenchReport {
     totalMemGb: number;
     versions: Record<string, string>;
     querylib: string;
+    /** How the guarded variant was set up, or why it is skipped. */
+    guarded?: string;
     options: Record<string, unknown>;
     dialects: DialectInfo[];
     skippedDialects: Array<{ dialect: string; reason: string }>;
@@ -86,6 +129,8 @@ export interface BenchReport {
   workloads: WorkloadResult[];
   build: BuildResult[];
   growth: GrowthSeries[];
+  transforms: TransformResult[];
+  vaults: VaultResult[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,21 +180,30 @@ export function endToEndTables(report: BenchReport): string {
   return out.join("\n");
 }
 
-/** Compact view: median ratio to the hand-written builder, per workload × dialect × variant. */
+/**
+ * Compact view: median ratio to the hand-written builder, per workload × dialect × variant. The
+ * guarded variant is ratioed to the tenant-scoped builder and raw driver (same extra predicate).
+ */
 export function ratioSummary(report: BenchReport): string {
   const dialects = report.meta.dialects.map((d) => d.dialect);
-  const shown: VariantName[] = ["raw", "querylib", "querylib-guarded", "paginate"];
+  const columns: Array<{ variant: VariantName; label: string; ratio: (v: VariantResult) => number | undefined }> = [
+    { variant: "raw", label: "raw driver", ratio: (v) => v.ratioTypeorm },
+    { variant: "querylib", label: "QueryLib", ratio: (v) => v.ratioTypeorm },
+    { variant: "paginate", label: "nestjs-paginate", ratio: (v) => v.ratioTypeorm },
+    { variant: "querylib-guarded", label: "guarded ÷ TypeORM+tenant", ratio: (v) => v.ratioTypeorm },
+    { variant: "querylib-guarded", label: "guarded ÷ raw+tenant", ratio: (v) => v.ratioRaw },
+  ];
   const header = ["Workload"];
-  for (const d of dialects) for (const v of shown) header.push(`${d} ${VARIANT_LABEL[v]}`);
+  for (const d of dialects) for (const c of columns) header.push(`${d} ${c.label}`);
   const out = [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? "---" : "--:")).join("|")}|`];
   const ids = [...new Set(report.workloads.map((w) => w.id))];
   for (const id of ids) {
     const cells = [id];
     for (const d of dialects) {
       const w = report.workloads.find((x) => x.dialect === d && x.id === id);
-      for (const name of shown) {
-        const v = w?.variants.find((x) => x.variant === name);
-        cells.push(v?.status === "ok" ? ratio(v.ratioTypeorm) : v?.status === "n/a" ? "n/a" : v ? "–" : "");
+      for (const c of columns) {
+        const v = w?.variants.find((x) => x.variant === c.variant);
+        cells.push(v?.status === "ok" ? ratio(c.ratio(v)) : v?.status === "n/a" ? "n/a" : v ? "–" : "");
       }
     }
     out.push(`| ${cells.join(" | ")} |`);
@@ -159,15 +213,165 @@ export function ratioSummary(report: BenchReport): string {
 
 export function buildTable(report: BenchReport): string {
   if (report.build.length === 0) return "_no build-only measurements_";
-  const out = ["| Dialect | Workload | Variant | p50 µs | p99 µs | × TypeORM build | samples |", "|---|---|---|--:|--:|--:|--:|"];
+  const out = [
+    "| Dialect | Workload | Variant | cold p50 µs | cold p99 µs | steady p50 µs | steady p99 µs | steady × TypeORM build | cached plan | samples (cold / steady) |",
+    "|---|---|---|--:|--:|--:|--:|--:|---|--:|",
+  ];
   for (const b of report.build) {
+    const cold = b.cold ? [us(b.cold.p50), us(b.cold.p99)] : ["", ""];
+    const cache = b.variant === "querylib" || b.variant === "querylib-guarded" ? "none yet" : "–";
     if (b.status === "ok" && b.stats) {
-      out.push(`| ${b.dialect} | ${b.id} | ${VARIANT_LABEL[b.variant]} | ${us(b.stats.p50)} | ${us(b.stats.p99)} | ${ratio(b.ratioTypeorm)} | ${b.stats.n} |`);
+      out.push(
+        `| ${b.dialect} | ${b.id} | ${VARIANT_LABEL[b.variant]} | ${cold[0]} | ${cold[1]} | ${us(b.stats.p50)} | ${us(b.stats.p99)} | ${ratio(b.ratioTypeorm)} | ${cache} | ${b.cold?.n ?? "–"} / ${b.stats.n} |`,
+      );
     } else {
-      out.push(`| ${b.dialect} | ${b.id} | ${VARIANT_LABEL[b.variant]} | ${b.status}: ${b.reason ?? ""} | | | |`);
+      out.push(`| ${b.dialect} | ${b.id} | ${VARIANT_LABEL[b.variant]} | ${b.status}: ${b.reason ?? ""} | | | | | | |`);
     }
   }
   return out.join("\n");
+}
+
+const perSecond = (v: number) => (v >= 1e6 ? `${(v / 1e6).toFixed(2)} M` : `${Math.round(v / 1000).toLocaleString("en-US")} k`);
+
+export function transformTable(report: BenchReport): string {
+  if (report.transforms.length === 0) return "_not measured_";
+  const out = ["| Strategy | Call | values | passes | median values/s | slowest – fastest pass | ns/value | target | verdict |", "|---|---|--:|--:|--:|--:|--:|--:|---|"];
+  for (const t of report.transforms) {
+    if (t.status !== "ok") {
+      out.push(`| ${t.strategy} | \`${t.call}\` | | | ${t.status}: ${t.reason ?? ""} | | | | |`);
+      continue;
+    }
+    const verdict = t.target === undefined ? "–" : t.perSecond >= t.target ? `met (${(t.perSecond / t.target).toFixed(2)}× the target)` : `**missed** (${((1 - t.perSecond / t.target) * 100).toFixed(0)}% short)`;
+    out.push(
+      `| ${t.strategy} | \`${t.call}\` | ${t.values.toLocaleString("en-US")} | ${t.passes} | ${perSecond(t.perSecond)} | ${perSecond(t.minPerSecond)} – ${perSecond(t.maxPerSecond)} | ${t.nsPerValue.toFixed(0)} | ${t.target === undefined ? "–" : `≥ ${perSecond(t.target)}`} | ${verdict} |`,
+    );
+  }
+  return out.join("\n");
+}
+
+export function vaultTable(report: BenchReport): string {
+  if (report.vaults.length === 0) return "_not measured_";
+  const out = ["| Vault | Backend | page | pages | values/page | round trips/page | p50 ms/page | p99 ms/page | values/s at p50 |", "|---|---|---|--:|--:|--:|--:|--:|--:|"];
+  for (const v of report.vaults) {
+    if (v.status !== "ok" || !v.stats) {
+      out.push(`| ${v.vault} | ${v.backend} | ${v.kind} | ${v.status}: ${v.reason ?? ""} | | | | | |`);
+      continue;
+    }
+    out.push(
+      `| ${v.vault} | ${v.backend} | ${v.kind === "new" ? "new values" : "already tokenized"} | ${v.pages} | ${v.valuesPerPage} | ${v.roundTripsPerPage === null ? "n/a" : v.roundTripsPerPage.toFixed(2)} | ${ms(v.stats.p50)} | ${ms(v.stats.p99)} | ${perSecond((v.valuesPerPage * 1e6) / v.stats.p50)} |`,
+    );
+  }
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Targets of issue 8, checked against this run's figures
+
+interface TargetRow {
+  target: string;
+  where: string;
+  measured: string;
+  verdict: string;
+}
+
+const pct = (r: number) => `${r >= 1 ? "+" : "−"}${Math.abs((r - 1) * 100).toFixed(0)}%`;
+
+export function targetRows(report: BenchReport): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const dialects = report.meta.dialects.map((d) => d.dialect);
+  const buildIds = ["W1", "W2", "W3", "W4"];
+  const build = (d: string, id: string, v: VariantName) => report.build.find((b) => b.dialect === d && b.id === id && b.variant === v && b.status === "ok");
+  const ratioRow = (target: string, where: string, limit: number, items: Array<{ id: string; value: number | undefined }>, unit = "×") => {
+    const present = items.filter((i): i is { id: string; value: number } => i.value !== undefined && Number.isFinite(i.value));
+    if (present.length === 0) return rows.push({ target, where, measured: "not measured", verdict: "–" });
+    const measured = present.map((i) => `${i.id} ${unit === "×" ? i.value.toFixed(2) + "×" : i.value.toFixed(1) + " " + unit}`).join(", ");
+    const missed = present.filter((i) => i.value > limit);
+    const worst = present.reduce((a, b) => (b.value > a.value ? b : a));
+    const verdict = missed.length === 0
+      ? `met (worst ${worst.id}: ${unit === "×" ? worst.value.toFixed(2) + "×" : worst.value.toFixed(1) + " " + unit})`
+      : `**missed** on ${missed.map((m) => m.id).join(", ")} (worst ${worst.id}: ${unit === "×" ? `${worst.value.toFixed(2)}× vs ${limit}×, ${pct(worst.value / limit)}` : `${worst.value.toFixed(1)} ${unit} vs ${limit} ${unit}, ${(worst.value - limit).toFixed(1)} ${unit} over`})`;
+    rows.push({ target, where, measured, verdict });
+  };
+  for (const d of dialects) {
+    ratioRow("build-only, unguarded ≤ 1.5× the TypeORM build (p50)", d, 1.5, buildIds.map((id) => ({ id, value: build(d, id, "querylib")?.ratioTypeorm })));
+  }
+  for (const d of dialects) {
+    const items = buildIds.map((id) => ({ id, value: build(d, id, "querylib")?.ratioTypeorm }));
+    const present = items.filter((i) => i.value !== undefined);
+    rows.push({
+      target: "build-only with a cached plan ≤ 0.5× the TypeORM build",
+      where: d,
+      measured: present.length ? `no plan cache: steady state ${present.map((i) => `${i.id} ${i.value!.toFixed(2)}×`).join(", ")}` : "not measured",
+      verdict: present.length ? `**missed** — QueryLib has no plan cache yet (steady state is ${(Math.min(...present.map((i) => i.value!)) / 0.5).toFixed(1)}–${(Math.max(...present.map((i) => i.value!)) / 0.5).toFixed(1)}× the target)` : "–",
+    });
+  }
+  for (const d of dialects) {
+    ratioRow(
+      "build-only, guarded adds ≤ 15 µs (simulate p50 − unguarded p50)",
+      d,
+      15,
+      buildIds.map((id) => {
+        const g = build(d, id, "querylib-guarded")?.stats?.p50;
+        const u = build(d, id, "querylib")?.stats?.p50;
+        return { id, value: g !== undefined && u !== undefined ? g - u : undefined };
+      }),
+      "µs",
+    );
+  }
+  const e2e = (d: string, id: string, v: VariantName) => report.workloads.find((w) => w.dialect === d && w.id === id)?.variants.find((x) => x.variant === v && x.status === "ok");
+  const ids = [...new Set(report.workloads.map((w) => w.id))];
+  for (const d of dialects) {
+    ratioRow("end to end, guarded ≤ 1.10× the hand-written builder (+ tenant)", d, 1.1, ids.map((id) => ({ id, value: e2e(d, id, "querylib-guarded")?.ratioTypeorm })));
+  }
+  for (const d of dialects) {
+    // Faster than nestjs-paginate where it can express the workload: unguarded QueryLib against it
+    // directly (same rows), guarded by ratio (its rows are tenant-scoped, paginate's are not).
+    const items = ids
+      .map((id) => ({ id, p: e2e(d, id, "paginate"), q: e2e(d, id, "querylib"), g: e2e(d, id, "querylib-guarded") }))
+      .filter((i) => i.p?.stats);
+    if (items.length === 0) continue;
+    const slowerQ = items.filter((i) => i.q?.stats && i.q.stats.p50 >= i.p!.stats!.p50);
+    const slowerG = items.filter((i) => i.g?.ratioTypeorm !== undefined && i.g.ratioTypeorm >= i.p!.ratioTypeorm!);
+    rows.push({
+      target: "end to end, faster than nestjs-paginate where it can express the workload",
+      where: d,
+      measured: items.map((i) => `${i.id} QueryLib ${i.q?.stats ? (i.q.stats.p50 / i.p!.stats!.p50).toFixed(2) + "×" : "–"}, guarded ${i.g?.ratioTypeorm !== undefined ? i.g.ratioTypeorm.toFixed(2) + "×" : "–"} vs paginate ${i.p!.ratioTypeorm!.toFixed(2)}×`).join("; "),
+      verdict:
+        slowerQ.length === 0 && slowerG.length === 0
+          ? "met"
+          : `**missed**: ${[
+              slowerQ.length ? `QueryLib not faster on ${slowerQ.map((i) => `${i.id} (${(i.q!.stats!.p50 / i.p!.stats!.p50).toFixed(2)}× paginate's time)`).join(", ")}` : "",
+              slowerG.length ? `guarded's ratio not below paginate's on ${slowerG.map((i) => `${i.id} (${i.g!.ratioTypeorm!.toFixed(2)}× vs ${i.p!.ratioTypeorm!.toFixed(2)}×)`).join(", ")}` : "",
+            ]
+              .filter(Boolean)
+              .join("; ")}`,
+    });
+  }
+  for (const t of report.transforms.filter((x) => x.target !== undefined)) {
+    rows.push({
+      target: `${t.strategy} ≥ ${perSecond(t.target!)} values/s`,
+      where: "in process",
+      measured: t.status === "ok" ? `${perSecond(t.perSecond)} values/s` : t.status,
+      verdict: t.status !== "ok" ? "–" : t.perSecond >= t.target! ? `met (${(t.perSecond / t.target!).toFixed(2)}×)` : `**missed** (${((1 - t.perSecond / t.target!) * 100).toFixed(0)}% short)`,
+    });
+  }
+  const vaults = report.vaults.filter((v) => v.status === "ok" && v.roundTripsPerPage !== null);
+  if (vaults.length) {
+    const over = vaults.filter((v) => v.roundTripsPerPage! > 1);
+    rows.push({
+      target: "Redis and relational vaults: one round trip per page per scope",
+      where: [...new Set(vaults.map((v) => v.backend.split(" ")[0]))].join(", "),
+      measured: vaults.map((v) => `${v.backend.split(" ")[0]} ${v.kind} ${v.roundTripsPerPage!.toFixed(2)}`).join(", "),
+      verdict: over.length === 0 ? "met" : `**missed** on ${over.map((v) => `${v.backend.split(" ")[0]} ${v.kind} (${v.roundTripsPerPage!.toFixed(2)})`).join(", ")}`,
+    });
+  }
+  return rows;
+}
+
+export function targetsTable(report: BenchReport): string {
+  const rows = targetRows(report);
+  if (rows.length === 0) return "_nothing to check_";
+  return ["| Target | Where | Measured (medians) | Verdict |", "|---|---|---|---|", ...rows.map((r) => `| ${r.target} | ${r.where} | ${r.measured} | ${r.verdict} |`)].join("\n");
 }
 
 const AXIS_LABEL: Record<GrowthSeries["axis"], string> = {
@@ -209,6 +413,7 @@ function machineLines(report: BenchReport): string[] {
     `- Node ${m.node}; ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(", ")}`,
     `- QueryLib: ${m.querylib}`,
   ];
+  if (m.guarded) lines.push(`- Guarded QueryLib: ${m.guarded}`);
   for (const d of m.dialects) {
     const c = d.counts;
     lines.push(
@@ -229,7 +434,8 @@ const READING = [
   "**raw driver** runs the hand-written builder's own SQL (TypeORM's text, taken from `getQueryAndParameters()`) as prepared statements: better-sqlite3 `prepare().all()`, pg named queries on two dedicated connections (page and COUNT concurrently) with `plan_cache_mode = force_custom_plan`, so that PostgreSQL's switch to a generic plan after five executions does not make the floor slower than TypeORM's unnamed statements.",
   "**TypeORM builder** is what a competent user writes: `getManyAndCount()` (page, then count, one after the other), `getRawMany()` + a COUNT over the grouped subquery for W5, `offset/limit` where the join is to-one.",
   "QueryLib generates its own SQL, so it can be faster than the raw driver running TypeORM's SQL (e.g. it runs the page and the COUNT concurrently on PostgreSQL, and `lower(x) LIKE lower($1)` can plan differently from `ILIKE`); read `× raw` as distance from the hand-written SQL's floor. The SQL of each side is in `bench.json` (`variants[].sql`).",
-  "Every variant is checked before timing: the ids of the page (in order) and the total must equal the raw driver's; a variant that differs is reported as MISMATCH, not timed, and its workload is marked ⚠ INVALID.",
+  "**QueryLib guarded** is `applyPolicy(repository, context).toListAsync(json)` over bench-only decorated classes that map the same tables (`bench/guarded-domain.ts`, own DataSource, `synchronize: false`): a forced tenant predicate (`QpForceWhere` on `tier`, the tenant stand-in, context value `Gold`; W5, rooted at Order, which has no tenant column, gets a forced `status <> 'Pending'` on the order instead), two masks (`Email` on contact.email, `Partial` on name), one `Hash` (externalId, HMAC-SHA256) and one `Tokenize` (address.street, in-memory vault); the context is prepared once. Its rows are the tenant's, so it is compared with **raw driver + tenant** and **TypeORM builder + tenant** — the same hand-written builder and its SQL with the same extra predicate (in every set for W6) — and its `× TypeORM` / `× raw` are ratios to those two. Masked values differ by design: the check compares ids (in order) and totals only. Masks only touch what a workload returns: W4 (id, name, contact.email) shows Partial + Email; the default projection of W1–W3, W6, W7 shows Partial, Hash and Tokenize; W5 returns group keys and aggregates only, and gets the engine's group floor (`HAVING COUNT(*) >= 5`).",
+  "Every variant is checked before timing: the ids of the page (in order) and the total must equal the raw driver's (the tenant-scoped raw driver's for the tenant group); a variant that differs is reported as MISMATCH, not timed, and its workload is marked ⚠ INVALID.",
   "Medians are robust to the occasional GC pause or noisy neighbour; p99 is not, and on a shared 2-core machine it mostly measures the machine.",
 ];
 
@@ -238,10 +444,11 @@ export function renderMarkdown(report: BenchReport, chartPath: string | null): s
   out.push("# QueryLib benchmarks", "");
   out.push(
     "Generated by `npm run bench" + (report.meta.quick ? " -- --quick" : "") + "` (code in `bench/`, figures also in `bench/out/bench.json`). " +
-      "Each workload is run four ways — the raw driver with a prepared statement of the same SQL (the floor), a hand-written TypeORM `SelectQueryBuilder`, QueryLib (`toListAsync` with the workload's JSON; guarded later), and nestjs-paginate's `paginate()` where it can express the query — interleaved in one process. Before timing, every variant's rows (ids in order) and total are compared with the raw driver's.",
+      "Each workload is run four ways — the raw driver with a prepared statement of the same SQL (the floor), a hand-written TypeORM `SelectQueryBuilder`, QueryLib unguarded (`toListAsync` with the workload's JSON) and guarded (`applyPolicy(…).toListAsync`, against the same builder and raw SQL with the same tenant predicate), and nestjs-paginate's `paginate()` where it can express the query — interleaved in one process (all seven variants in every round). Before timing, every variant's rows (ids in order) and total are compared with the raw driver's.",
     "",
   );
   out.push("## Machine and data", "", ...machineLines(report), "");
+  out.push("## Targets (issue 8)", "", "Checked against this run's medians; a miss says by how much.", "", targetsTable(report), "");
   out.push("## Reading the figures", "", ...READING.map((line) => `- ${line}`), "");
   out.push("## Workloads", "");
   const seen = new Set<string>();
@@ -257,9 +464,25 @@ export function renderMarkdown(report: BenchReport, chartPath: string | null): s
   if (notes.length) out.push("Notes:", "", ...notes.map((n) => `- ${n}`), "");
   out.push("## Build only (no execution)", "");
   out.push(
-    "TypeORM: builder construction + `getQueryAndParameters()` of the data query. nestjs-paginate: `paginate()` against a builder whose execution methods only compile their SQL. QueryLib: `filter(repo, json).getQueryAndParameters()` (JSON parsed per call).",
+    "JSON in, SQL and parameters out. TypeORM: builder construction + `getQueryAndParameters()` of the data query. nestjs-paginate: `paginate()` against a builder whose execution methods only compile their SQL. QueryLib: `filter(repo, json).getQueryAndParameters()` (JSON parsed per call). QueryLib guarded: `engine.simulateAsync(\"customers\", json, context, dataSource)` — parse, sanitize under the policy (forced tenant predicate, masks noted), plan, compile, page suffix; nothing runs, no audit event.",
+    "",
+    "**QueryLib has no plan cache yet**: nothing is keyed by query shape × policy snapshot × dialect, so every call parses, plans and compiles again (the execution path caches only TypeORM's SQL text per set of fragments, which `filter()` does not use). \"Steady\" is therefore the warm steady state of repeated calls, not a cache hit, and the cached-plan target (≤ 0.5× the TypeORM build) cannot be met until a plan cache exists. **Cold** is the first call on a freshly initialized DataSource (guarded: plus a fresh engine, vault and prepared context), one sample per fresh instance: QueryLib builds its metadata model for that DataSource, the engine its decision table; the process itself is warm (JIT, decorator registry, compiled class policies).",
     "",
     buildTable(report),
+    "",
+  );
+  out.push("## Transform throughput", "");
+  out.push(
+    "The transform functions of `lib/transform/strategies.ts` and the in-memory vault called directly (no query), over generated values: person names (about one in eight with non-ASCII letters, which take the grapheme-segmentation path of `characters()`; the ASCII-only and non-ASCII-only rows show the two paths apart — the seeded domain has about half its customer names non-ASCII), ASCII e-mail addresses, phone numbers, free text of 5–80 characters for Truncate (to 24 + \"...\", one in eight with a non-ASCII word). Each strategy runs a warm-up (20,000 values) and then several timed passes over all values; the median pass gives values per second. Tokenize is `QpInMemoryTokenVault.tokenize(scope, page)` on pages of 1,000 distinct values, new values (first pass of a scope) and already tokenized (second pass).",
+    "",
+    transformTable(report),
+    "",
+  );
+  out.push("## Token vaults", "");
+  out.push(
+    "Pages of 1,000 distinct values of one scope: `tokenize(scope, values)` on new values (never seen) and on the same pages again (already tokenized). Round trips are the vault's own `roundTrips` counter per page. Redis: `QpRedisTokenVault` on an ioredis client (one pipeline of `SET key token NX GET`), a unique key prefix per run, every key deleted afterwards. Relational: `QpTypeOrmTokenVault` (one `INSERT … ON CONFLICT DO UPDATE … RETURNING`) on a temporary SQLite file (deleted afterwards) and on PostgreSQL `querylib_bench` (never synchronized: when `querylib_token` is missing it is created with the README's migration for the run and dropped afterwards, otherwise only this run's rows are deleted). In-memory: the same pages for reference (no round trip).",
+    "",
+    vaultTable(report),
     "",
   );
   out.push("## Growth", "");
@@ -278,11 +501,14 @@ export function renderMarkdown(report: BenchReport, chartPath: string | null): s
 export function renderConsole(report: BenchReport): string {
   const out: string[] = [];
   out.push(...machineLines(report), "");
+  out.push("Targets:", "", targetsTable(report), "");
   out.push(endToEndTables(report));
   out.push("Median ratio to hand-written TypeORM:", "", ratioSummary(report), "");
   const notes = notesOf(report);
   if (notes.length) out.push(...notes.map((n) => `- ${n}`), "");
-  out.push("Build only:", "", buildTable(report), "");
+  out.push("Build only (QueryLib has no plan cache yet: steady = warm repeated calls):", "", buildTable(report), "");
+  out.push("Transform throughput:", "", transformTable(report), "");
+  out.push("Token vaults:", "", vaultTable(report), "");
   out.push("Growth — conditions:", "", growthTable(report, "conditions"), "");
   out.push("Growth — page size:", "", growthTable(report, "pageSize"), "");
   out.push("Growth — path depth:", "", growthTable(report, "depth"), "");

@@ -1,7 +1,8 @@
 // QueryLib benchmark suite: `npm run bench` (full) or `npm run bench -- --quick`.
 //
 //   node dist/bench/run.js [--quick] [--dialects=sqlite,postgres] [--only=W1,W3]
-//                          [--customers=N] [--sqlite-memory] [--no-build] [--no-growth] [--no-write]
+//                          [--customers=N] [--sqlite-memory] [--no-build] [--no-growth]
+//                          [--no-transforms] [--no-vaults] [--no-write]
 //
 // Progress goes to stderr; the Markdown tables go to stdout. Writes BENCHMARKS.md at the repo
 // root, bench/out/bench.json and bench/out/growth.png (unless --no-write).
@@ -9,8 +10,8 @@ process.env.TZ ??= "UTC";
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import type { EntityTarget, ObjectLiteral } from "typeorm";
-import { Customer, OrderItem } from "../test/domain/entities.js";
+import { DataSource, type DataSourceOptions, type EntityTarget, type ObjectLiteral } from "typeorm";
+import { Customer, OrderItem, domainEntities } from "../test/domain/entities.js";
 import { growthChart } from "./chart.js";
 import { OUT_DIR, REPO_ROOT, openPostgres, openSqlite, type BenchDatabase, type Dialect } from "./db.js";
 import { interleaved, interleavedLoops, stats, type LoopTask, type PassOptions, type RoundOptions, type TimedTask } from "./measure.js";
@@ -20,17 +21,24 @@ import {
   firstLine,
   growthBuilder,
   growthRunner,
+  guardedBuilder,
   guardedVariant,
+  loadGuarded,
   loadQueryLib,
   QUERYLIB_WORKLOADS,
   pageSizeFilter,
   querylibKeys,
   unguardedBuilder,
   unguardedRunner,
+  type GuardedEnv,
+  type GuardedModule,
   type QueryLibApi,
   type QueryLibResult,
 } from "./querylib-workloads.js";
 import {
+  TENANT_GROUP,
+  VARIANTS,
+  VARIANT_LABEL,
   renderConsole,
   renderMarkdown,
   type BenchReport,
@@ -40,7 +48,9 @@ import {
   type VariantResult,
   type WorkloadResult,
 } from "./report.js";
-import { CONDITION_COUNTS, DEPTHS, PAGE_SIZES, TITLES, WORKLOAD_IDS, type WorkloadId } from "./workload-params.js";
+import { CONDITION_COUNTS, DEPTHS, PAGE_SIZES, TENANT, TITLES, WORKLOAD_IDS, type WorkloadId } from "./workload-params.js";
+import { runTransforms, type TransformOptions } from "./transforms.js";
+import { runVaults } from "./vaults.js";
 import { HAND_WRITTEN, conditionsBuilder, depthBuilder, pageSizeBuilder, type Ctx, type HandWritten, type Outcome, type Runner } from "./workloads.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -55,18 +65,24 @@ interface Options {
   sqliteMemory: boolean;
   build: boolean;
   growth: boolean;
+  transforms: boolean;
+  vaults: boolean;
   write: boolean;
   rounds: RoundOptions;
   buildLoop: PassOptions;
   growthRounds: RoundOptions;
   growthBuildLoop: PassOptions;
+  /** Cold build-only: fresh DataSources (and engines) per workload, one first call each. */
+  coldIterations: number;
+  transformLoop: TransformOptions;
+  vaultPages: number;
 }
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   for (const arg of argv) {
-    if (!/^--(quick|sqlite-memory|no-build|no-growth|no-write|dialects=.+|only=.+|customers=\d+|seed=\d+)$/.test(arg)) {
+    if (!/^--(quick|sqlite-memory|no-build|no-growth|no-transforms|no-vaults|no-write|dialects=.+|only=.+|customers=\d+|seed=\d+)$/.test(arg)) {
       throw new Error(`unknown argument ${arg} (see the header of bench/run.ts)`);
     }
   }
@@ -84,6 +100,8 @@ function parseOptions(argv: string[]): Options {
     sqliteMemory: flag("sqlite-memory"),
     build: !flag("no-build"),
     growth: !flag("no-growth"),
+    transforms: !flag("no-transforms"),
+    vaults: !flag("no-vaults"),
     write: !flag("no-write"),
     rounds: quick
       ? { warmupRounds: 5, minRounds: 20, maxRounds: 400, budgetMs: 900 }
@@ -99,6 +117,9 @@ function parseOptions(argv: string[]): Options {
     growthBuildLoop: quick
       ? { warmup: 300, iterations: 2000, passes: 8, budgetMs: 1200 }
       : { warmup: 1000, iterations: 10000, passes: 20, budgetMs: 6000 },
+    coldIterations: quick ? 5 : 20,
+    transformLoop: quick ? { values: 200_000, passes: 3 } : { values: 200_000, passes: 5 },
+    vaultPages: quick ? 5 : 20,
   };
 }
 
@@ -139,11 +160,15 @@ function sqlText(built: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // One workload on one dialect
 
+/** The guarded side of one dialect: its DataSource + engine, or why it is skipped. */
+type GuardedSide = { module: GuardedModule; env: GuardedEnv } | { skipped: string };
+
 async function runWorkload(
   ctx: Ctx,
   id: WorkloadId,
   api: QueryLibApi | null,
   querylibNote: string,
+  guardedSide: GuardedSide,
   options: Options,
 ): Promise<WorkloadResult> {
   const result: WorkloadResult = { dialect: ctx.dialect, id, title: TITLES[id], valid: true, rounds: 0, variants: [], notes: [] };
@@ -170,34 +195,60 @@ async function runWorkload(
   } else {
     statuses.set("querylib", { variant: "querylib", status: "skipped", reason: querylibNote });
   }
-  const guarded = guardedVariant(api, ctx.dataSource, ctx.counts, id);
-  if ("run" in guarded) {
-    runners.set("querylib-guarded", { run: guarded.run, outcome: (r) => querylibKeys(id, r as QueryLibResult) });
-  } else {
-    statuses.set("querylib-guarded", { variant: "querylib-guarded", status: "skipped", reason: guarded.skipped });
-  }
   if ("na" in hw.paginate) statuses.set("paginate", { variant: "paginate", status: "n/a", reason: hw.paginate.na });
   else runners.set("paginate", hw.paginate);
 
-  // The reference: the raw driver.
-  let reference: Outcome;
-  try {
-    reference = hw.raw.outcome(await hw.raw.run());
-  } catch (error) {
-    result.valid = false;
-    result.notes.push(`${id} (${ctx.dialect}): raw driver failed: ${firstLine(error)}`);
-    log(`  ${ctx.dialect} ${id}: RAW FAILED ${firstLine(error)}`);
-    return result;
+  // Guarded QueryLib and its tenant-scoped baselines (same builder + the same tenant predicate).
+  const guarded = guardedVariant(api, guardedSide, ctx.counts, id);
+  let hwTenant: HandWritten | null = null;
+  if ("run" in guarded) {
+    try {
+      hwTenant = HAND_WRITTEN[id](ctx, TENANT);
+      runners.set("raw-tenant", hwTenant.raw);
+      runners.set("typeorm-tenant", hwTenant.typeorm);
+      runners.set("querylib-guarded", { run: guarded.run, outcome: (r) => querylibKeys(id, r as QueryLibResult) });
+    } catch (error) {
+      for (const name of ["raw-tenant", "typeorm-tenant", "querylib-guarded"] as VariantName[]) {
+        statuses.set(name, { variant: name, status: "error", reason: `tenant-scoped setup failed: ${firstLine(error)}` });
+      }
+    }
+  } else {
+    statuses.set("querylib-guarded", { variant: "querylib-guarded", status: "skipped", reason: guarded.skipped });
   }
-  if (reference.keys.length === 0) {
-    result.notes.push(`${id} (${ctx.dialect}): the raw driver returned an empty page, so the row comparison proves little.`);
-    log(`  ${ctx.dialect} ${id}: WARNING empty page`);
+
+  // The references: the raw driver, and the raw driver with the tenant predicate.
+  const references = new Map<"plain" | "tenant", Outcome>();
+  const groupOf = (name: VariantName) => (TENANT_GROUP.has(name) ? "tenant" : "plain");
+  for (const [group, rawName] of [
+    ["plain", "raw"],
+    ["tenant", "raw-tenant"],
+  ] as const) {
+    const raw = runners.get(rawName);
+    if (!raw) continue;
+    try {
+      const reference = raw.outcome(await raw.run());
+      references.set(group, reference);
+      statuses.set(rawName, { variant: rawName, status: "ok", rows: reference.keys.length, total: reference.total });
+      if (reference.keys.length === 0) {
+        result.notes.push(`${id} (${ctx.dialect}): the ${VARIANT_LABEL[rawName]} returned an empty page, so the row comparison proves little.`);
+        log(`  ${ctx.dialect} ${id}: WARNING empty page (${rawName})`);
+      }
+    } catch (error) {
+      log(`  ${ctx.dialect} ${id}: RAW FAILED (${rawName}) ${firstLine(error)}`);
+      if (group === "plain") {
+        result.valid = false;
+        result.notes.push(`${id} (${ctx.dialect}): raw driver failed: ${firstLine(error)}`);
+        return result;
+      }
+      for (const name of TENANT_GROUP) {
+        runners.delete(name);
+        statuses.set(name, { variant: name, status: "error", reason: `${VARIANT_LABEL[rawName]} failed: ${firstLine(error)}` });
+      }
+    }
   }
   for (const [name, runner] of runners) {
-    if (name === "raw") {
-      statuses.set(name, { variant: name, status: "ok", rows: reference.keys.length, total: reference.total });
-      continue;
-    }
+    if (name === "raw" || name === "raw-tenant") continue;
+    const reference = references.get(groupOf(name))!;
     try {
       const outcome = runner.outcome(await runner.run());
       const difference = compare(reference, outcome);
@@ -215,10 +266,15 @@ async function runWorkload(
   }
 
   // Keep the SQL each side sends, for reading the figures (bench.json only).
-  try {
-    statuses.get("typeorm")!.sql = sqlText(hw.build());
-  } catch {
-    // shown as an error above
+  for (const [name, side] of [
+    ["typeorm", hw],
+    ["typeorm-tenant", hwTenant],
+  ] as const) {
+    try {
+      if (side && statuses.get(name)) statuses.get(name)!.sql = sqlText(side.build());
+    } catch {
+      // shown as an error above
+    }
   }
   if (api && statuses.get("querylib")?.status === "ok") {
     try {
@@ -229,27 +285,39 @@ async function runWorkload(
       // not essential
     }
   }
+  if ("sql" in guarded && statuses.get("querylib-guarded")?.status === "ok") {
+    // A guarded query with a forced predicate refuses getQueryString (QueryStringDenied); the
+    // admin simulate shows the sanitized SQL instead (Filters only).
+    try {
+      statuses.get("querylib-guarded")!.sql = (await guarded.sql()) ?? undefined;
+    } catch {
+      // not essential
+    }
+  }
 
-  // Time the variants that returned the raw driver's rows.
+  // Time the variants that returned their reference's rows, all in the same rounds.
   const tasks: TimedTask[] = [...runners]
     .filter(([name]) => statuses.get(name)?.status === "ok")
     .map(([name, runner]) => ({ name, run: runner.run }));
   const samples = await interleaved(tasks, options.rounds);
   result.rounds = Math.min(...[...samples.values()].map((s) => s.length));
   for (const [name, values] of samples) statuses.get(name as VariantName)!.stats = stats(values);
-  const typeormP50 = statuses.get("typeorm")?.stats?.p50;
-  const rawP50 = statuses.get("raw")?.stats?.p50;
-  for (const name of ["raw", "typeorm", "querylib", "querylib-guarded", "paginate"] as VariantName[]) {
+  for (const name of VARIANTS) {
     const v = statuses.get(name);
     if (!v) continue;
+    const tenant = TENANT_GROUP.has(name);
+    const typeormP50 = statuses.get(tenant ? "typeorm-tenant" : "typeorm")?.stats?.p50;
+    const rawP50 = statuses.get(tenant ? "raw-tenant" : "raw")?.stats?.p50;
     if (v.stats && typeormP50) v.ratioTypeorm = v.stats.p50 / typeormP50;
     if (v.stats && rawP50) v.ratioRaw = v.stats.p50 / rawP50;
     result.variants.push(v);
   }
+  const plain = references.get("plain")!;
+  const tenantRef = references.get("tenant");
   log(
     `  ${ctx.dialect} ${id}: ${result.variants
       .map((v) => (v.stats ? `${v.variant} ${(v.stats.p50 / 1000).toFixed(3)} ms` : `${v.variant} ${v.status}`))
-      .join(", ")} (${result.rounds} rounds, ${reference.keys.length} rows of ${reference.total})`,
+      .join(", ")} (${result.rounds} rounds, ${plain.keys.length} rows of ${plain.total}${tenantRef ? `; tenant ${tenantRef.keys.length} of ${tenantRef.total}` : ""})`,
   );
   return result;
 }
@@ -258,8 +326,10 @@ async function runWorkload(
 // Build-only
 
 const BUILD_IDS: WorkloadId[] = ["W1", "W2", "W3", "W4", "W7"];
+/** Cold build-only (fresh DataSource per sample) for these. */
+const COLD_IDS: WorkloadId[] = ["W1", "W2", "W3", "W4"];
 
-async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string, options: Options): Promise<BuildResult[]> {
+async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string, guardedSide: GuardedSide, options: Options): Promise<BuildResult[]> {
   const out: BuildResult[] = [];
   for (const id of BUILD_IDS.filter((w) => options.only.includes(w))) {
     let hw: HandWritten;
@@ -285,6 +355,19 @@ async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string,
     } else {
       failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "skipped", reason: querylibNote });
     }
+    if ("env" in guardedSide) {
+      const simulate = guardedBuilder(guardedSide.env, ctx.counts, id);
+      if (simulate) {
+        try {
+          await simulate();
+          tasks.push({ name: "querylib-guarded", fn: simulate, async: true });
+        } catch (error) {
+          failed.push({ dialect: ctx.dialect, id, variant: "querylib-guarded", status: "error", reason: firstLine(error) });
+        }
+      }
+    } else {
+      failed.push({ dialect: ctx.dialect, id, variant: "querylib-guarded", status: "skipped", reason: guardedSide.skipped });
+    }
     if (hw.paginateBuild) {
       try {
         await hw.paginateBuild();
@@ -294,19 +377,80 @@ async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string,
       }
     }
     const samples = await interleavedLoops(tasks, options.buildLoop);
+    const cold = COLD_IDS.includes(id) ? await coldBuild(ctx, id, api, guardedSide, options) : new Map<VariantName, number[]>();
     const typeorm = stats(samples.get("typeorm")!);
     for (const task of tasks) {
       const s = task.name === "typeorm" ? typeorm : stats(samples.get(task.name)!);
-      out.push({ dialect: ctx.dialect, id, variant: task.name as VariantName, status: "ok", stats: s, ratioTypeorm: s.p50 / typeorm.p50 });
+      const coldSamples = cold.get(task.name as VariantName);
+      out.push({
+        dialect: ctx.dialect,
+        id,
+        variant: task.name as VariantName,
+        status: "ok",
+        stats: s,
+        ratioTypeorm: s.p50 / typeorm.p50,
+        ...(coldSamples?.length ? { cold: stats(coldSamples) } : {}),
+      });
     }
     out.push(...failed);
     const line = out
       .filter((b) => b.dialect === ctx.dialect && b.id === id)
-      .map((b) => (b.stats ? `${b.variant} ${b.stats.p50.toFixed(1)} µs` : `${b.variant} ${b.status}`))
+      .map((b) => (b.stats ? `${b.variant} ${b.stats.p50.toFixed(1)} µs${b.cold ? ` (cold ${b.cold.p50.toFixed(0)} µs)` : ""}` : `${b.variant} ${b.status}`))
       .join(", ");
     log(`  ${ctx.dialect} build ${id}: ${line}`);
   }
   return out;
+}
+
+/**
+ * Cold build: per sample a freshly initialized DataSource on the same database (and, guarded, a
+ * fresh guarded DataSource, engine, vault and prepared context), then the first call of each
+ * variant on it, in rotated order. One sample per variant per fresh instance.
+ */
+async function coldBuild(ctx: Ctx, id: WorkloadId, api: QueryLibApi | null, guardedSide: GuardedSide, options: Options): Promise<Map<VariantName, number[]>> {
+  const samples = new Map<VariantName, number[]>();
+  const push = (name: VariantName, us: number) => samples.set(name, [...(samples.get(name) ?? []), us]);
+  for (let i = 0; i < options.coldIterations; i++) {
+    const plain = new DataSource({
+      ...ctx.dataSource.options,
+      entities: domainEntities,
+      synchronize: false,
+      dropSchema: false,
+      migrationsRun: false,
+      logging: false,
+    } as DataSourceOptions);
+    let env: GuardedEnv | null = null;
+    try {
+      await plain.initialize();
+      if ("module" in guardedSide) {
+        try {
+          env = await guardedSide.module.openGuarded(plain);
+        } catch {
+          env = null; // e.g. --sqlite-memory: reported by the steady-state row
+        }
+      }
+      const fresh: Ctx = { ...ctx, dataSource: plain };
+      const calls: Array<{ name: VariantName; fn: () => unknown }> = [{ name: "typeorm", fn: HAND_WRITTEN[id](fresh).build }];
+      const build = api ? unguardedBuilder(api, plain, ctx.counts, id) : null;
+      if (build) calls.push({ name: "querylib", fn: build });
+      const simulate = env ? guardedBuilder(env, ctx.counts, id) : null;
+      if (simulate) calls.push({ name: "querylib-guarded", fn: simulate });
+      const k = i % calls.length;
+      for (const call of [...calls.slice(k), ...calls.slice(0, k)]) {
+        const t0 = process.hrtime.bigint();
+        try {
+          await call.fn();
+        } catch {
+          continue; // the steady-state run reports the error
+        }
+        push(call.name, Number(process.hrtime.bigint() - t0) / 1000);
+      }
+    } finally {
+      await env?.close();
+      if (plain.isInitialized) await plain.destroy();
+    }
+  }
+  return samples;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -391,6 +535,8 @@ async function main(): Promise<void> {
   log(`QueryLib bench${options.quick ? " (quick)" : ""}: ${options.customers} customers, dialects ${options.dialects.join(", ")}, workloads ${options.only.join(", ")}`);
   const loaded = await loadQueryLib();
   log(`  ${loaded.note}${loaded.detail ? ` — ${loaded.detail}` : ""}`);
+  const guardedModule = await loadGuarded(loaded.api);
+  log(`  guarded: ${guardedModule.note}`);
 
   const report: BenchReport = {
     meta: {
@@ -408,6 +554,9 @@ async function main(): Promise<void> {
         pg: versionOf("pg"),
       },
       querylib: loaded.note + (loaded.detail ? ` (${loaded.detail})` : ""),
+      guarded: guardedModule.module
+        ? `applyPolicy over bench/guarded-domain.ts (own DataSource per dialect, synchronize: false); tenant stand-in tier = '${TENANT.tier}' (W5: status <> '${TENANT.hiddenOrderStatus}'); Partial(name), Email(contact.email), Hash(externalId), Tokenize(address.street, in-memory vault)`
+        : `skipped — ${guardedModule.note}`,
       options: {
         customers: options.customers,
         seed: options.seed,
@@ -423,6 +572,8 @@ async function main(): Promise<void> {
     workloads: [],
     build: [],
     growth: [],
+    transforms: [],
+    vaults: [],
   };
 
   for (const dialect of options.dialects) {
@@ -445,16 +596,34 @@ async function main(): Promise<void> {
     });
     log(`  ${dialect}: ${db.serverVersion}, ${db.seededNow ? "seeded" : "reused seed"} (${db.counts.customer} customers, ${db.counts.customer_order} orders, ${db.counts.order_item} items)`);
     const ctx: Ctx = { dialect, dataSource: db.dataSource, db, counts: db.counts };
+    let guardedSide: GuardedSide = { skipped: guardedModule.note };
+    if (guardedModule.module) {
+      try {
+        guardedSide = { module: guardedModule.module, env: await guardedModule.module.openGuarded(db.dataSource) };
+      } catch (error) {
+        guardedSide = { skipped: `guarded DataSource not opened: ${firstLine(error)}` };
+        log(`  ${dialect}: guarded skipped — ${firstLine(error)}`);
+      }
+    }
     try {
       for (const id of options.only) {
-        report.workloads.push(await runWorkload(ctx, id, loaded.api, loaded.note, options));
+        report.workloads.push(await runWorkload(ctx, id, loaded.api, loaded.note, guardedSide, options));
         (globalThis as { gc?: () => void }).gc?.();
       }
-      if (options.build) report.build.push(...(await runBuild(ctx, loaded.api, loaded.note, options)));
+      if (options.build) report.build.push(...(await runBuild(ctx, loaded.api, loaded.note, guardedSide, options)));
       if (options.growth) report.growth.push(...(await runGrowth(ctx, loaded.api, options)));
     } finally {
+      if ("env" in guardedSide) {
+        const vault = guardedSide.env.vault;
+        log(`  ${dialect}: guarded in-memory vault made ${vault.calls} tokenize calls`);
+        await guardedSide.env.close();
+      }
       await db.close();
     }
+  }
+  if (options.transforms) report.transforms = await runTransforms(options.transformLoop, log);
+  if (options.vaults) {
+    report.vaults = await runVaults({ pages: options.vaultPages, valuesPerPage: 1000, postgres: options.dialects.includes("postgres") }, log);
   }
   report.meta.durationMs = Math.round(performance.now() - started);
 

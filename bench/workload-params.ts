@@ -96,3 +96,15 @@ export const DEPTH_PATHS: ReadonlyArray<{ depth: number; path: string; dataType:
   { depth: 4, path: "order.customer.contact.city", dataType: "Text", values: ["London", "Paris", "Berlin", "Tokyo", "Oslo"] },
 ];
 export const DEPTHS = DEPTH_PATHS.map((p) => p.depth);
+
+/**
+ * Guarded variant: the tenant stand-in. Customers are scoped to `tier = 'Gold'` (QpForceWhere on
+ * GuardedCustomer.tier with the context value `tenant`); orders, which have no tenant column, to
+ * `status <> 'Pending'` (W5's root). The hand-written builder and the raw driver it is compared
+ * with get exactly the same extra predicates.
+ */
+export const TENANT = {
+  tier: "Gold",
+  hiddenOrderStatus: "Pending",
+} as const;
+export type TenantScope = typeof TENANT;

@@ -6,7 +6,7 @@ import { paginate, type PaginateConfig, type PaginateQuery, type Paginated } fro
 import { Customer, Order, OrderItem } from "../test/domain/entities.js";
 import type { BenchDatabase, Dialect, RowCounts } from "./db.js";
 import { applyTypeormGroup, fieldsOf, growthGroup, toPaginateExpression, w7Group, type Group } from "./predicates.js";
-import { DEPTH_PATHS, W1, W2, W3, W4, W6, W7, w5, type WorkloadId } from "./workload-params.js";
+import { DEPTH_PATHS, W1, W2, W3, W4, W6, W7, w5, type TenantScope, type WorkloadId } from "./workload-params.js";
 
 /** What the correctness guard compares: the page's row keys in order, and the total. */
 export interface Outcome {
@@ -63,11 +63,22 @@ function pagedEntities(
   paginateRunner: Runner | { na: string },
   paginateBuild?: () => Promise<unknown>,
   note?: string,
+  scope?: TenantScope,
 ): HandWritten {
-  const [dataSql, dataParams] = builder().getQueryAndParameters();
-  const countQb = builder().select("COUNT(*)", "cnt").orderBy().skip(undefined).take(undefined).offset(undefined).limit(undefined);
-  const [countSql, countParams] = countQb.getQueryAndParameters();
+  // The raw driver's SQL is the builder's own, taken on first use (so that a fresh DataSource's
+  // first build can be timed as "cold" before anything else touched it).
+  let texts: { dataSql: string; dataParams: unknown[]; countSql: string; countParams: unknown[] } | null = null;
+  const sql = () => {
+    if (!texts) {
+      const [dataSql, dataParams] = builder().getQueryAndParameters();
+      const countQb = builder().select("COUNT(*)", "cnt").orderBy().skip(undefined).take(undefined).offset(undefined).limit(undefined);
+      const [countSql, countParams] = countQb.getQueryAndParameters();
+      texts = { dataSql, dataParams, countSql, countParams };
+    }
+    return texts;
+  };
   const idColumn = `${alias}_id`;
+  const name = scope ? `${id}_tenant` : id;
   return {
     typeorm: {
       run: () => builder().getManyAndCount(),
@@ -79,10 +90,11 @@ function pagedEntities(
     build: () => builder().getQueryAndParameters(),
     raw: {
       run: async () => {
+        const { dataSql, dataParams, countSql, countParams } = sql();
         // Page and COUNT concurrently on two connections (PostgreSQL); SQLite runs them in turn.
         const [rows, count] = await Promise.all([
-          ctx.db.raw.all(`${id}_data`, dataSql, dataParams, 0),
-          ctx.db.raw.all(`${id}_count`, countSql, countParams, 1),
+          ctx.db.raw.all(`${name}_data`, dataSql, dataParams, 0),
+          ctx.db.raw.all(`${name}_count`, countSql, countParams, 1),
         ]);
         return [rows, num(count[0].cnt)] as const;
       },
@@ -91,10 +103,17 @@ function pagedEntities(
         return { keys: rows.map((row) => String(row[idColumn])), total };
       },
     },
-    paginate: paginateRunner,
-    paginateBuild,
-    note,
+    paginate: scope ? { na: TENANT_NA } : paginateRunner,
+    paginateBuild: scope ? undefined : paginateBuild,
+    note: scope ? undefined : note,
   };
+}
+
+const TENANT_NA = "the tenant-scoped baselines are hand-written TypeORM and raw SQL only";
+
+/** The guarded variant's tenant stand-in, as a competent user adds it to a builder. */
+function tenantWhere<B extends { andWhere(where: string, params?: Record<string, unknown>): B }>(qb: B, alias: string, scope?: TenantScope, param = "tenant"): B {
+  return scope ? qb.andWhere(`${alias}.tier = :${param}`, { [param]: scope.tier }) : qb;
 }
 
 function paginateRunner<T extends ObjectLiteral>(
@@ -120,9 +139,11 @@ function paginateBuildOnly<T extends ObjectLiteral>(
   query: PaginateQuery,
   config: PaginateConfig<T>,
 ): () => Promise<unknown> {
-  const base = repo.createQueryBuilder("__root");
-  const Stub = stubBuilderClass(base.constructor as new (qb: unknown) => SelectQueryBuilder<T>);
-  return () => paginate(query, new Stub(repo.createQueryBuilder("__root")), config);
+  let Stub: (new (qb: unknown) => SelectQueryBuilder<T>) | null = null;
+  return () => {
+    Stub ??= stubBuilderClass(repo.createQueryBuilder("__root").constructor as new (qb: unknown) => SelectQueryBuilder<T>);
+    return paginate(query, new Stub(repo.createQueryBuilder("__root")), config);
+  };
 }
 
 const stubs = new WeakMap<object, unknown>();
@@ -158,15 +179,19 @@ function bool(ctx: Ctx, value: boolean): string {
 // ---------------------------------------------------------------------------------------------
 // W1: equality + range, order, page 3 of 50, with total
 
-function w1(ctx: Ctx): HandWritten {
+function w1(ctx: Ctx, scope?: TenantScope): HandWritten {
   const repo = customerRepo(ctx);
   const from = new Date(W1.from);
   const to = new Date(W1.to);
   const builder = () =>
-    repo
-      .createQueryBuilder("c")
-      .where("c.tier = :tier", { tier: W1.tier })
-      .andWhere("c.createdAt BETWEEN :from AND :to", { from, to })
+    tenantWhere(
+      repo
+        .createQueryBuilder("c")
+        .where("c.tier = :tier", { tier: W1.tier })
+        .andWhere("c.createdAt BETWEEN :from AND :to", { from, to }),
+      "c",
+      scope,
+    )
       .orderBy("c.createdAt", "DESC")
       .addOrderBy("c.id", "DESC")
       .skip((W1.pageNumber - 1) * W1.pageSize)
@@ -185,21 +210,25 @@ function w1(ctx: Ctx): HandWritten {
     sortableColumns: ["id", "createdAt"],
     filterableColumns: { tier: true, createdAt: true },
   };
-  return pagedEntities(ctx, "W1", "c", builder as never, paginateRunner(repo, query, config), paginateBuildOnly(repo, query, config));
+  return pagedEntities(ctx, "W1", "c", builder as never, paginateRunner(repo, query, config), paginateBuildOnly(repo, query, config), undefined, scope);
 }
 
 // ---------------------------------------------------------------------------------------------
 // W2: case-insensitive contains + In, page of 100
 
-function w2(ctx: Ctx): HandWritten {
+function w2(ctx: Ctx, scope?: TenantScope): HandWritten {
   const repo = customerRepo(ctx);
   // PostgreSQL: ILIKE. SQLite: LIKE, which is already case-insensitive for ASCII (the pattern is ASCII).
   const like = ctx.dialect === "postgres" ? "c.name ILIKE :name" : "c.name LIKE :name";
   const builder = () =>
-    repo
-      .createQueryBuilder("c")
-      .where(like, { name: `%${W2.nameContains}%` })
-      .andWhere("c.tier IN (:...tiers)", { tiers: [...W2.tiers] })
+    tenantWhere(
+      repo
+        .createQueryBuilder("c")
+        .where(like, { name: `%${W2.nameContains}%` })
+        .andWhere("c.tier IN (:...tiers)", { tiers: [...W2.tiers] }),
+      "c",
+      scope,
+    )
       .orderBy("c.id", "ASC")
       .skip((W2.pageNumber - 1) * W2.pageSize)
       .take(W2.pageSize);
@@ -215,18 +244,17 @@ function w2(ctx: Ctx): HandWritten {
     filterableColumns: { name: true, tier: true },
     maxLimit: 1000,
   };
-  return pagedEntities(ctx, "W2", "c", builder as never, paginateRunner(repo, query, config), paginateBuildOnly(repo, query, config));
+  return pagedEntities(ctx, "W2", "c", builder as never, paginateRunner(repo, query, config), paginateBuildOnly(repo, query, config), undefined, scope);
 }
 
 // ---------------------------------------------------------------------------------------------
 // W3: collection any-match, page of 25 with total
 
-function w3(ctx: Ctx): HandWritten {
+function w3(ctx: Ctx, scope?: TenantScope): HandWritten {
   const repo = customerRepo(ctx);
   const builder = () =>
-    repo
-      .createQueryBuilder("c")
-      .where((qb) => {
+    tenantWhere(repo.createQueryBuilder("c"), "c", scope)
+      .andWhere((qb) => {
         const sub = qb
           .subQuery()
           .select("1")
@@ -270,21 +298,26 @@ function w3(ctx: Ctx): HandWritten {
     paginateRunner(repo, query, config),
     paginateBuildOnly(repo, query, config),
     "W3: every condition on `orders.x` is its own any-match (two EXISTS), as QueryLib (after 2.1.5) wraps each collection condition; nestjs-paginate via a `filter=` expression, whose relation terms are independent EXISTS.",
+    scope,
   );
 }
 
 // ---------------------------------------------------------------------------------------------
 // W4: select of three fields including a reference navigation
 
-function w4(ctx: Ctx): HandWritten {
+function w4(ctx: Ctx, scope?: TenantScope): HandWritten {
   const repo = customerRepo(ctx);
   // offset/limit, not skip/take: the join is to-one, so no DISTINCT-id pre-query is needed.
   const builder = () =>
-    repo
-      .createQueryBuilder("c")
-      .leftJoin("c.contact", "ct")
-      .select(["c.id", "c.name", "ct.id", "ct.email"])
-      .where("c.isActive = :active", { active: W4.isActive })
+    tenantWhere(
+      repo
+        .createQueryBuilder("c")
+        .leftJoin("c.contact", "ct")
+        .select(["c.id", "c.name", "ct.id", "ct.email"])
+        .where("c.isActive = :active", { active: W4.isActive }),
+      "c",
+      scope,
+    )
       .orderBy("c.name", "ASC")
       .addOrderBy("c.id", "ASC")
       .offset((W4.pageNumber - 1) * W4.pageSize)
@@ -313,27 +346,32 @@ function w4(ctx: Ctx): HandWritten {
     paginateRunner(repo, query, config),
     paginateBuildOnly(repo, query, config),
     "W4: nestjs-paginate runs in its default paging mode (take/skip), which adds a DISTINCT-id pre-query when a relation is joined.",
+    scope,
   );
 }
 
 // ---------------------------------------------------------------------------------------------
 // W5: Summary — group by city with count, sum, average and a having
 
-function w5Workload(ctx: Ctx): HandWritten {
+function w5Workload(ctx: Ctx, scope?: TenantScope): HandWritten {
   const p = w5(ctx.counts);
   const repo = orderRepo(ctx);
   const nullsFirst = ctx.dialect === "postgres" ? "NULLS FIRST" : undefined; // SQLite: already first
-  const grouped = () =>
-    repo
+  const grouped = () => {
+    const qb = repo
       .createQueryBuilder("o")
       .innerJoin("o.customer", "c")
       .select("c.address.city", "city")
       .addSelect("COUNT(*)", "orderCount")
       .addSelect("SUM(o.total)", "revenue")
       .addSelect("AVG(o.total)", "avgTotal")
-      .where("o.status IN (:...statuses)", { statuses: p.statuses })
+      .where("o.status IN (:...statuses)", { statuses: p.statuses });
+    // Orders have no tenant column: the guarded variant's stand-in is `status <> 'Pending'`.
+    if (scope) qb.andWhere("o.status <> :hiddenStatus", { hiddenStatus: scope.hiddenOrderStatus });
+    return qb
       .groupBy("c.address.city")
       .having("COUNT(*) >= :minCount", { minCount: p.minCount });
+  };
   const page = () =>
     grouped()
       .orderBy("COUNT(*)", "DESC")
@@ -348,8 +386,16 @@ function w5Workload(ctx: Ctx): HandWritten {
       .from(`(${inner.getQuery()})`, "g")
       .setParameters(inner.getParameters());
   };
-  const [pageSql, pageParams] = page().getQueryAndParameters();
-  const [countSql, countParams] = count().getQueryAndParameters();
+  let texts: { pageSql: string; pageParams: unknown[]; countSql: string; countParams: unknown[] } | null = null;
+  const sql = () => {
+    if (!texts) {
+      const [pageSql, pageParams] = page().getQueryAndParameters();
+      const [countSql, countParams] = count().getQueryAndParameters();
+      texts = { pageSql, pageParams, countSql, countParams };
+    }
+    return texts;
+  };
+  const name = scope ? "W5_tenant" : "W5";
   const keys = (rows: Record<string, unknown>[]) => rows.map((row) => `${row.city ?? "<null>"}:${num(row.orderCount)}`);
   return {
     typeorm: {
@@ -366,9 +412,10 @@ function w5Workload(ctx: Ctx): HandWritten {
     build: () => page().getQueryAndParameters(),
     raw: {
       run: async () => {
+        const { pageSql, pageParams, countSql, countParams } = sql();
         const [rows, total] = await Promise.all([
-          ctx.db.raw.all("W5_page", pageSql, pageParams, 0),
-          ctx.db.raw.all("W5_count", countSql, countParams, 1),
+          ctx.db.raw.all(`${name}_page`, pageSql, pageParams, 0),
+          ctx.db.raw.all(`${name}_count`, countSql, countParams, 1),
         ]);
         return [rows, num(total[0].cnt)] as const;
       },
@@ -377,21 +424,22 @@ function w5Workload(ctx: Ctx): HandWritten {
         return { keys: keys(rows), total };
       },
     },
-    paginate: { na: "no GROUP BY, aggregates or HAVING in nestjs-paginate" },
-    note: `W5: having orderCount >= ${p.minCount} (about the mean per city at this scale); ordered by count desc, city asc (nulls first).`,
+    paginate: { na: scope ? TENANT_NA : "no GROUP BY, aggregates or HAVING in nestjs-paginate" },
+    note: scope ? undefined : `W5: having orderCount >= ${p.minCount} (about the mean per city at this scale); ordered by count desc, city asc (nulls first).`,
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // W6: Segment — union and except by primary key, paged
 
-function w6(ctx: Ctx): HandWritten {
+function w6(ctx: Ctx, scope?: TenantScope): HandWritten {
   const repo = customerRepo(ctx);
   const builder = () => {
     // TypeORM has no UNION/EXCEPT builder: a user composes the id sets as a compound subquery.
-    const s1 = repo.createQueryBuilder("s1").select("s1.id").where("s1.tier = :segTier", { segTier: W6.tier });
-    const s2 = repo.createQueryBuilder("s2").select("s2.id").where("s2.balance > :segBalance", { segBalance: W6.minBalance });
-    const s3 = repo.createQueryBuilder("s3").select("s3.id").where("s3.isActive = :segActive", { segActive: W6.exceptActive });
+    // Tenant-scoped: every set gets the tenant predicate, as QueryLib's forced predicate does.
+    const s1 = tenantWhere(repo.createQueryBuilder("s1").select("s1.id").where("s1.tier = :segTier", { segTier: W6.tier }), "s1", scope, "segTenant");
+    const s2 = tenantWhere(repo.createQueryBuilder("s2").select("s2.id").where("s2.balance > :segBalance", { segBalance: W6.minBalance }), "s2", scope, "segTenant");
+    const s3 = tenantWhere(repo.createQueryBuilder("s3").select("s3.id").where("s3.isActive = :segActive", { segActive: W6.exceptActive }), "s3", scope, "segTenant");
     return repo
       .createQueryBuilder("c")
       .where(`c.id IN (${s1.getQuery()} UNION ${s2.getQuery()} EXCEPT ${s3.getQuery()})`)
@@ -421,18 +469,19 @@ function w6(ctx: Ctx): HandWritten {
     paginateRunner(repo, query, config),
     undefined,
     "W6: hand-written and raw use `id IN (s1 UNION s2 EXCEPT s3)`; nestjs-paginate cannot do set operations and is given the equivalent boolean filter `(A OR B) AND NOT C` (valid here because all three sets are over one table with non-null columns).",
+    scope,
   );
 }
 
 // ---------------------------------------------------------------------------------------------
 // W7: a 50-condition nested filter
 
-function treeWorkload(ctx: Ctx, id: WorkloadId, group: Group, pageSize: number): HandWritten {
+function treeWorkload(ctx: Ctx, id: WorkloadId, group: Group, pageSize: number, scope?: TenantScope): HandWritten {
   const repo = customerRepo(ctx);
   const builder = () => {
     const qb = repo.createQueryBuilder("c");
     applyTypeormGroup(qb, group, "c", ctx.dialect);
-    return qb.orderBy("c.id", "ASC").skip(0).take(pageSize);
+    return tenantWhere(qb, "c", scope).orderBy("c.id", "ASC").skip(0).take(pageSize);
   };
   const query: PaginateQuery = {
     page: 1,
@@ -449,14 +498,18 @@ function treeWorkload(ctx: Ctx, id: WorkloadId, group: Group, pageSize: number):
     filterExpressionMaxComplexity: 1000,
     maxLimit: 1000,
   };
-  return pagedEntities(ctx, id, "c", builder as never, paginateRunner(repo, query, config), paginateBuildOnly(repo, query, config));
+  return pagedEntities(ctx, id, "c", builder as never, paginateRunner(repo, query, config), paginateBuildOnly(repo, query, config), undefined, scope);
 }
 
-function w7(ctx: Ctx): HandWritten {
-  return treeWorkload(ctx, "W7", w7Group(), W7.pageSize);
+function w7(ctx: Ctx, scope?: TenantScope): HandWritten {
+  return treeWorkload(ctx, "W7", w7Group(), W7.pageSize, scope);
 }
 
-export const HAND_WRITTEN: Record<WorkloadId, (ctx: Ctx) => HandWritten> = {
+/**
+ * Each workload written by hand; with `scope`, the tenant-scoped baselines of the guarded
+ * variant (the same builder plus the tenant stand-in predicate; no nestjs-paginate).
+ */
+export const HAND_WRITTEN: Record<WorkloadId, (ctx: Ctx, scope?: TenantScope) => HandWritten> = {
   W1: w1,
   W2: w2,
   W3: w3,
