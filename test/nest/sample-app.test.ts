@@ -11,7 +11,7 @@ import { QpAuditEventRecord } from "../../nest-module/index.js";
 import { Customer, ContactInfo, Department, Employee, Order, OrderItem, Product, Tenant } from "../../sample-app/domain/entities.js";
 import { sampleTenants } from "../../sample-app/domain/seed.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
-import { type Dialect, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { type Reply, assertNoStack } from "./support.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -379,7 +379,7 @@ describe("sample app", function () {
     });
   });
 
-  for (const dialect of ["postgres", "mariadb"] as Dialect[]) {
+  for (const dialect of ["postgres", "mariadb"] as const) {
     describe(`in process on ${dialect} (ormconfig.ts: QUERYLIB_DB=${dialect})`, () => {
       let s: SampleApp | undefined;
       before(async function () {
@@ -389,8 +389,8 @@ describe("sample app", function () {
         } catch (error) {
           skipIfUnavailable(this, error);
         }
-        const url = dialect === "postgres" ? process.env.QL_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test" : process.env.QL_MARIADB_URL ?? "mysql://root@127.0.0.1:3306/test";
-        s = await startSampleApp(0, { logger: false, database: { kind: dialect, url, database: "querylib_sample" }, seed: { customersPerTenant: 60, employeesPerTenant: 12 } });
+        const url = isolatedDatabaseUrl(dialect, "querylib_sample");
+        s = await startSampleApp(0, { logger: false, database: { kind: dialect, url }, seed: { customersPerTenant: 60, employeesPerTenant: 12 } });
       });
       after(() => s?.close());
 

@@ -160,12 +160,13 @@ function reason(error: unknown): string {
 export async function openIsolatedDatabase(dialect: Dialect, database: string, entities: Entities): Promise<DataSource> {
   if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`bad test database name ${database}`);
   if (dialect !== "sqlite") {
+    const name = isolatedName(dialect, database);
     const bootstrap = await openRaw(dialect, {});
     try {
       if (dialect === "postgres") {
-        const exists = await bootstrap.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
-        if (exists.length === 0) await bootstrap.query(`CREATE DATABASE ${database}`);
-      } else await bootstrap.query(`CREATE DATABASE IF NOT EXISTS ${database} CHARACTER SET utf8mb4`);
+        const exists = await bootstrap.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+        if (exists.length === 0) await bootstrap.query(`CREATE DATABASE ${name}`);
+      } else await bootstrap.query(`CREATE DATABASE IF NOT EXISTS ${name} CHARACTER SET utf8mb4`);
     } finally {
       await bootstrap.destroy();
     }
@@ -173,9 +174,38 @@ export async function openIsolatedDatabase(dialect: Dialect, database: string, e
   return openRaw(dialect, { database, entities, synchronize: true, dropSchema: true });
 }
 
+/**
+ * Points the connection at another database on the same server. With a URL (QL_PG_URL,
+ * QL_MARIADB_URL) the name is prefixed with the URL's own database, so test runs given distinct
+ * URLs never share an isolated database either.
+ */
+function onDatabase(base: DataSourceOptions, database: string): DataSourceOptions {
+  const url = "url" in base ? base.url : undefined;
+  if (!url) return { ...base, database } as DataSourceOptions;
+  const parsed = new URL(url);
+  parsed.pathname = `/${parsed.pathname.slice(1)}_${database}`;
+  return { ...base, url: parsed.toString() } as DataSourceOptions;
+}
+
+/** The database name openRaw() connects to for `database` (see onDatabase). */
+function isolatedName(dialect: Exclude<Dialect, "sqlite">, database: string): string {
+  return new URL(isolatedDatabaseUrl(dialect, database)).pathname.slice(1);
+}
+
+/** A connection URL for the isolated database `database` (for code that takes a URL, like the sample app). */
+export function isolatedDatabaseUrl(dialect: Exclude<Dialect, "sqlite">, database: string): string {
+  const fallback = dialect === "postgres" ? "postgres://postgres@127.0.0.1:5432/test" : "mysql://root@127.0.0.1:3306/test";
+  const options = onDatabase(connectionOptions(dialect), database);
+  if ("url" in options && options.url) return options.url;
+  const parsed = new URL(fallback);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
 async function openRaw(dialect: Dialect, extra: { database?: string; entities?: Entities; synchronize?: boolean; dropSchema?: boolean }): Promise<DataSource> {
   const base = connectionOptions(dialect);
-  const options = { ...base, ...(extra.database && dialect !== "sqlite" && !("url" in base && base.url) ? { database: extra.database } : {}), entities: extra.entities ?? [], synchronize: extra.synchronize ?? false, dropSchema: extra.dropSchema ?? false, logging: false } as DataSourceOptions;
+  const located = extra.database && dialect !== "sqlite" ? onDatabase(base, extra.database) : base;
+  const options = { ...located, entities: extra.entities ?? [], synchronize: extra.synchronize ?? false, dropSchema: extra.dropSchema ?? false, logging: false } as DataSourceOptions;
   const dataSource = new DataSource(options);
   try {
     await dataSource.initialize();
