@@ -116,13 +116,17 @@ export class Sanitizer {
 
   private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember) {
     this.entries.push({ field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}) });
-    if (member && this.audit) this.auditUse(member, field, feature, action, enforced);
+    if (member) this.auditUse(member, field, feature, action, enforced);
   }
 
   /** Simulate sanitizes without recording audit events. */
   audit = true;
 
+  /** Drops a dry run still enforces (scoped navigations): all selects gone is still an error. */
+  private enforcedDrops = 0;
+
   private auditUse(member: PolicyMember, field: string, feature: string, action: PolicyAction, enforced: boolean) {
+    if (!this.audit) return;
     const flag = PolicyFeature[feature as keyof typeof PolicyFeature];
     const audited = member.policy?.attributes.some((a) => a.kind === "audit" && typeof flag === "number" && (a.features & flag) !== 0);
     if (!audited) return;
@@ -131,9 +135,12 @@ export class Sanitizer {
     });
   }
 
-  /** Throws, or in dry run records what would have been refused and goes on. */
-  private refuse(code: PolicyErrorCode, message: string, where: string, field: string, feature: string, decision: Pick<Decision, "level" | "source"> | null): void {
-    if (this.dryRun) return this.record(field, feature, PolicyAction.Denied, decision, false, message);
+  /**
+   * Throws, or in dry run records what would have been refused and goes on. `always` refusals
+   * protect rows, not fields (a navigation out of a tenant scope): a dry run enforces them too.
+   */
+  refuse(code: PolicyErrorCode, message: string, where: string, field: string, feature: string, decision: Pick<Decision, "level" | "source"> | null, always = false): void {
+    if (this.dryRun && !always) return this.record(field, feature, PolicyAction.Denied, decision, false, message);
     this.record(field, feature, PolicyAction.Denied, decision, true, message);
     policyError(code, message, where);
   }
@@ -170,19 +177,22 @@ export class Sanitizer {
 
   /** Allowed (possibly masked) → true; denied → throw, or false when the blocked action drops it. */
   private allow(ref: Reference | { publicPath: string; end: PolicyMember }, feature: PolicyFeature, where: string, drops: boolean): boolean {
-    const decision = ("path" in ref ? this.scopedNavigation(ref, feature) : null) ?? this.decision(ref.end, feature);
+    const scoped = "path" in ref ? this.scopedNavigation(ref, feature) : null;
+    const decision = scoped ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
     if (decision.effect !== PolicyEffect.Deny) {
       this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
       return true;
     }
     const message = `${ref.publicPath} may not be used for ${name} (${decision.source})`;
+    const enforced = !this.dryRun || scoped !== null;
     if (drops && this.options.tier === QpTier.Convenience) {
-      this.record(ref.publicPath, name, PolicyAction.Dropped, decision, !this.dryRun, message, ref.end);
-      return this.dryRun;
+      this.record(ref.publicPath, name, PolicyAction.Dropped, decision, enforced, message, ref.end);
+      if (enforced) this.enforcedDrops++;
+      return !enforced;
     }
-    this.auditUse(ref.end, ref.publicPath, name, PolicyAction.Denied, !this.dryRun);
-    this.refuse(deniedCode[feature]!, message, where, ref.publicPath, name, decision);
+    this.auditUse(ref.end, ref.publicPath, name, PolicyAction.Denied, enforced);
+    this.refuse(deniedCode[feature]!, message, where, ref.publicPath, name, decision, scoped !== null);
     return true;
   }
 
@@ -312,7 +322,7 @@ export class Sanitizer {
         for (const column of columnsOf(scope, owner)) this.selectColumn(`${ref.canonical}.${column.path}`, [...ref.crossed, ref.end, ...column.members], kept, where);
       });
     }
-    if (kept.length === 0 && !this.dryRun) {
+    if (kept.length === 0 && (!this.dryRun || this.enforcedDrops > 0)) {
       policyError(PolicyErrorCode.AllSelectsDenied, "every requested select was dropped by the policy; the query does not fall back to other fields", "selects");
     }
     return kept;
@@ -459,7 +469,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   const hidden: string[] = [];
   if (groupBy && s.floor > 1) {
     // The floor runs in SQL, so totals and pages count only the groups returned.
-    checkFloorRequest(having, groupBy.aggregateBy, s.floor);
+    checkFloorRequest(s, having, groupBy.aggregateBy, s.floor);
     groupBy = { ...groupBy, aggregateBy: [...groupBy.aggregateBy, { field: null, alias: groupFloorAlias, aggregator: Aggregator.Count }] };
     const floorCondition: Condition = { sort: 0, field: groupFloorAlias, dataType: DataType.Number, operator: Operator.GreaterThanOrEqual, values: [s.floor] };
     having = { sort: 0, connector: Connector.And, conditions: [floorCondition], subConditionGroups: having ? [{ ...having, sort: 0 }] : [] };
@@ -473,7 +483,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
  * condition on a Count alias whose largest admissible count is below it) asks for exactly what
  * the floor hides; it is refused instead of silently answering nothing.
  */
-function checkFloorRequest(having: ConditionGroup | null, aggregates: readonly AggregateBy[], floor: number): void {
+function checkFloorRequest(s: Sanitizer, having: ConditionGroup | null, aggregates: readonly AggregateBy[], floor: number): void {
   if (!having || (having.connector === Connector.Or && having.conditions.length + having.subConditionGroups.length > 1)) return;
   const counts = new Set(aggregates.filter((a) => a.aggregator === Aggregator.Count).map((a) => (a.alias ?? "").trim().toLowerCase()));
   for (const c of having.conditions) {
@@ -483,9 +493,9 @@ function checkFloorRequest(having: ConditionGroup | null, aggregates: readonly A
       : c.operator === Operator.LessThan ? numbers[0]! - 1
         : c.operator === Operator.LessThanOrEqual ? numbers[0]!
           : c.operator === Operator.Between ? numbers[1]! : Infinity;
-    if (largest < floor) policyError(PolicyErrorCode.GroupTooSmall, `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})`, "having");
+    if (largest < floor) s.refuse(PolicyErrorCode.GroupTooSmall, `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})`, "having", c.field ?? "", "Having", null);
   }
-  having.subConditionGroups.forEach((g) => checkFloorRequest(g, aggregates, floor));
+  having.subConditionGroups.forEach((g) => checkFloorRequest(s, g, aggregates, floor));
 }
 
 /** Output names must be unique under both their public and real spellings (AmbiguousGroupKey). */
