@@ -19,6 +19,7 @@ import type { QpPolicyContext } from "./context.js";
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type PolicyMember, policyMember, reference } from "./references.js";
+import { forcedSourceOf } from "./entity-policy.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyTrace } from "./trace.js";
 import type { Filter } from "../shapes/shapes.js";
@@ -82,6 +83,9 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
         continue;
       }
       const target = member.target();
+      // Rows of a QpForceWhere-scoped entity are reachable only as a query's root (rule 8: what
+      // every query through this navigation would refuse is not offered).
+      if (forcedSourceOf(target.target)) continue;
       const nodeHops = hops + 1;
       const seen = counts.get(target.target) ?? 0;
       const expandable = level < depth && seen + 1 <= caps.schemaCycleLimit && nodeHops <= caps.maxNavigationDepth;
@@ -101,6 +105,8 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
     const target = ref.path.end.hop.to;
     const hops = ref.path.hops.length + 1;
     if (hops > caps.maxNavigationDepth) fail(Codes.InvalidField, `"${raw}" is deeper than MaxNavigationDepth (${caps.maxNavigationDepth})`, "paths");
+    // A subtree through a scoped entity is as absent as its node: nothing to describe.
+    if ([...ref.path.hops.map((hop) => hop.to.target), target.target].some((t) => forcedSourceOf(t))) continue;
     response.roots.push(ref.publicPath);
     // A subtree request resets the cycle count: the subtree's own type counts once.
     walk(target.scope, target.target, ref.publicPath, 1, hops, new Map([[target.target, 1]]));
