@@ -7,6 +7,7 @@ import type { DecisionSource } from "../policy/decide.js";
 import type { QpEntityCatalogue } from "../policy/options.js";
 import { reference } from "../policy/references.js";
 import type { QpRule } from "./rule.js";
+import { type QpRuleSnapshotData, snapshotIdentity } from "./store.js";
 
 export interface RuleTarget {
   readonly owner: Function;
@@ -47,9 +48,16 @@ export function ruleTarget(catalogue: QpEntityCatalogue, rule: Pick<QpRule, "ent
 
 export class CompiledRules {
   private readonly byOwner = new Map<Function, { exact: Map<string, QpRule[]>; wildcard: QpRule[] }>();
+  readonly version: number;
+  readonly rules: readonly QpRule[];
+  /** (store epoch, version): what decision tables are cached by. */
+  readonly identity: string;
 
-  constructor(readonly version: number, readonly rules: readonly QpRule[], catalogue: QpEntityCatalogue) {
-    for (const rule of rules) {
+  constructor(data: QpRuleSnapshotData, catalogue: QpEntityCatalogue) {
+    this.version = data.version;
+    this.rules = data.rules;
+    this.identity = snapshotIdentity(data);
+    for (const rule of this.rules) {
       const target = ruleTarget(catalogue, rule);
       if (typeof target === "string") continue; // validated on write; an entity no longer exposed is ignored
       let entry = this.byOwner.get(target.owner);
