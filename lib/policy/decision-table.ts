@@ -18,7 +18,7 @@ export class DecisionTable {
     const key = `${member.member.name}|${feature}`;
     let decision = byMember.get(key);
     if (!decision) {
-      const sources = [...attributeSources(member.policy, feature), ...this.rules.sources(member.owner, member.member.name, feature, this.context)];
+      const sources = [...attributeSources(member.policy, feature), ...this.rules.sources(member, feature, this.context)];
       decision = decide(feature, sources, roleConflict);
       byMember.set(key, decision);
     }
