@@ -116,13 +116,15 @@ export class Sanitizer {
 
   private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember) {
     this.entries.push({ field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}) });
-    if (member && this.audit) this.auditUse(member, field, feature, action, enforced);
+    if (member) this.auditUse(member, field, feature, action, enforced);
   }
 
   /** Simulate sanitizes without recording audit events. */
   audit = true;
 
+  /** Every audit event goes through here, so one check of `audit` covers refused uses too. */
   private auditUse(member: PolicyMember, field: string, feature: string, action: PolicyAction, enforced: boolean) {
+    if (!this.audit) return;
     const flag = PolicyFeature[feature as keyof typeof PolicyFeature];
     const audited = member.policy?.attributes.some((a) => a.kind === "audit" && typeof flag === "number" && (a.features & flag) !== 0);
     if (!audited) return;
