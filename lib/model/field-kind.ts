@@ -21,3 +21,6 @@ export function fieldKindOf(type: unknown): FieldKind {
   if (typeof type !== "string") return "other";
   return byTypeName[type.toLowerCase().replaceAll(" ", "_")] ?? "other";
 }
+
+/** Kinds a text value can be stored in: where a text-emitting transform may write (transform rule 2). */
+export const textAssignableKinds: readonly FieldKind[] = ["text", "uuid", "enum", "other"];

@@ -157,10 +157,13 @@ export async function explainOf(engine: AdminEngine, entity: string, request: { 
 }
 
 function explainMember(entity: string, field: string, member: PolicyMember, decisions: DecisionTable, context: QpPolicyContext): ExplainResponse {
-  const rules = decisions.rules.rulesFor(member.owner, member.member.name);
+  const rules = decisions.rules.rulesFor(member);
   const results: ExplainDecision[] = singleFeatures.map((feature) => {
     const decision: Decision = decisions.decide(member, feature);
-    const ignored = rules.filter(({ rule }) => (rule.features & feature) !== 0 && !appliesTo(rule, context)).map(({ rule }) => ({ source: `rule ${rule.id}`, reason: `applies to ${rule.subjectKind}${rule.subject ? ` ${rule.subject}` : ""}, not to this caller` }));
+    const ignored = rules.filter(({ rule }) => (rule.features & feature) !== 0).flatMap(({ rule, skipped }) =>
+      skipped ? [{ source: `rule ${rule.id}`, reason: skipped }]
+      : appliesTo(rule, context) ? []
+      : [{ source: `rule ${rule.id}`, reason: `applies to ${rule.subjectKind}${rule.subject ? ` ${rule.subject}` : ""}, not to this caller` }]);
     const sealedIgnored = decision.level === 1 ? decision.overridden.filter((s) => s.source.startsWith("rule ")).map((s) => ({ source: s.source, reason: "the field is sealed by an attribute" })) : [];
     return {
       feature: PolicyFeature[feature], effect: decision.effect, level: decision.level, source: decision.source,

@@ -1,4 +1,4 @@
-// Decisions for one (snapshot version, subject set): memoised per member and feature, so a
+// Decisions for one (snapshot identity, subject set): memoised per member and feature, so a
 // guarded query does no rule matching on the hot path once a caller's kind has been seen.
 import type { CompiledRules } from "../rules/compiled-rules.js";
 import { roleConflict } from "../rules/compiled-rules.js";
@@ -18,7 +18,7 @@ export class DecisionTable {
     const key = `${member.member.name}|${feature}`;
     let decision = byMember.get(key);
     if (!decision) {
-      const sources = [...attributeSources(member.policy, feature), ...this.rules.sources(member.owner, member.member.name, feature, this.context)];
+      const sources = [...attributeSources(member.policy, feature), ...this.rules.sources(member, feature, this.context)];
       decision = decide(feature, sources, roleConflict);
       byMember.set(key, decision);
     }
@@ -29,12 +29,16 @@ export class DecisionTable {
 const tables = new Map<string, DecisionTable>();
 const maxTables = 1000;
 
-/** The table for a caller's subjects under a snapshot (bounded cache; subjects sorted into the key). */
+/**
+ * The table for a caller's subjects under a snapshot (bounded cache; subjects sorted into the
+ * key). The snapshot's identity (store epoch and version), not its version alone, keys it: two
+ * stores, or a store re-created, can both be at version N with different rules.
+ */
 export function decisionTable(rules: CompiledRules, context: QpPolicyContext, engineId: number): DecisionTable {
   const subjects = context.subjects.map((s) => `${s.kind}:${s.value}`).sort().join("\u0000");
-  const key = `${engineId}|${rules.version}|${rules === undefined ? "" : subjects}|${rules.rules.length}`;
+  const key = `${engineId}|${rules.identity}|${subjects}`;
   let table = tables.get(key);
-  if (!table || table.rules !== rules) {
+  if (!table) {
     if (tables.size >= maxTables) tables.clear();
     table = new DecisionTable(rules, context);
     tables.set(key, table);

@@ -1,9 +1,10 @@
 // Checks of a rule against the entity catalogue and the decorators: the entity must be exposed,
 // the field must exist, a field sealed for any of the rule's features cannot take a rule, and a
-// Mask rule needs a member text can be assigned to (transform rule 2).
-import { MaskStrategy, PolicyEffect, PolicyLevel, singleFeatures, PolicyFeature } from "../shapes/policy-enums.js";
+// Mask rule needs a member text can be assigned to (transform rule 2); a wildcard Mask rule
+// is accepted and skips such members (compiled-rules.ts).
+import { PolicyLevel, singleFeatures, PolicyFeature } from "../shapes/policy-enums.js";
 import { modelOfClass } from "../model/entity-model.js";
-import { ruleTarget } from "../rules/compiled-rules.js";
+import { ruleTarget, textMaskMismatch } from "../rules/compiled-rules.js";
 import { type QpRule, rejectRule } from "../rules/rule.js";
 import { attributeSources } from "./decide.js";
 import { classPolicyOf } from "./entity-policy.js";
@@ -20,13 +21,7 @@ export function checkRuleTarget(options: QpPolicyOptions, rule: QpRule): void {
     const sealed = attributeSources(member, feature).find((s) => s.level === PolicyLevel.SealedAttribute);
     if (sealed) rejectRule(`${rule.entity}.${rule.field} is sealed for ${PolicyFeature[feature]} by ${sealed.source}; no runtime rule can change it`);
   }
-  if (rule.effect === PolicyEffect.Mask && rule.mask && rule.mask.strategy !== MaskStrategy.Null) {
-    const column = findColumn(target.owner, target.property);
-    if (column && !["text", "uuid", "enum", "other"].includes(column)) rejectRule(`a ${rule.mask.strategy} mask emits text and ${rule.field} is a ${column} field; use the Null strategy or deny it`);
-  }
-}
-
-function findColumn(owner: Function, property: string): string | null {
-  const member = modelOfClass(owner).scope.find(property);
-  return member && member !== "ambiguous" && member.kind === "column" ? member.fieldKind : null;
+  const found = modelOfClass(target.owner).scope.find(target.property);
+  const kind = textMaskMismatch(rule, found === "ambiguous" ? undefined : found);
+  if (kind) rejectRule(`a ${rule.mask!.strategy} mask emits text and ${rule.field} is a ${kind} field; use the Null strategy or deny it`);
 }

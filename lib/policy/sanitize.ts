@@ -125,6 +125,7 @@ export class Sanitizer {
   /** Drops a dry run still enforces (scoped navigations): all selects gone is still an error. */
   private enforcedDrops = 0;
 
+  /** Every audit event goes through here, so one check of `audit` covers refused uses too. */
   private auditUse(member: PolicyMember, field: string, feature: string, action: PolicyAction, enforced: boolean) {
     if (!this.audit) return;
     const flag = PolicyFeature[feature as keyof typeof PolicyFeature];

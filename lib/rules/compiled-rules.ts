@@ -1,12 +1,14 @@
 // A rule snapshot compiled for decisions: each rule attached to the member it names (owner
 // class and property, however the member is reached) or to every member of a class (wildcard).
-import { modelOfClass } from "../model/entity-model.js";
-import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
+import { type Member, modelOfClass } from "../model/entity-model.js";
+import { type FieldKind, textAssignableKinds } from "../model/field-kind.js";
+import { MaskStrategy, PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
 import type { QpPolicyContext } from "../policy/context.js";
 import type { DecisionSource } from "../policy/decide.js";
 import type { QpEntityCatalogue } from "../policy/options.js";
-import { reference } from "../policy/references.js";
+import { type PolicyMember, reference } from "../policy/references.js";
 import type { QpRule } from "./rule.js";
+import { type QpRuleSnapshotData, snapshotIdentity } from "./store.js";
 
 export interface RuleTarget {
   readonly owner: Function;
@@ -47,9 +49,16 @@ export function ruleTarget(catalogue: QpEntityCatalogue, rule: Pick<QpRule, "ent
 
 export class CompiledRules {
   private readonly byOwner = new Map<Function, { exact: Map<string, QpRule[]>; wildcard: QpRule[] }>();
+  readonly version: number;
+  readonly rules: readonly QpRule[];
+  /** (store epoch, version): what decision tables are cached by. */
+  readonly identity: string;
 
-  constructor(readonly version: number, readonly rules: readonly QpRule[], catalogue: QpEntityCatalogue) {
-    for (const rule of rules) {
+  constructor(data: QpRuleSnapshotData, catalogue: QpEntityCatalogue) {
+    this.version = data.version;
+    this.rules = data.rules;
+    this.identity = snapshotIdentity(data);
+    for (const rule of this.rules) {
       const target = ruleTarget(catalogue, rule);
       if (typeof target === "string") continue; // validated on write; an entity no longer exposed is ignored
       let entry = this.byOwner.get(target.owner);
@@ -59,18 +68,43 @@ export class CompiledRules {
     }
   }
 
-  /** Every rule naming the member (for explain), applicable or not. */
-  rulesFor(owner: Function, property: string): { rule: QpRule; specificity: number }[] {
-    const entry = this.byOwner.get(owner);
+  /**
+   * Every rule naming the member (for explain), applicable or not; `skipped` says why a wildcard
+   * rule does not reach this member at all.
+   */
+  rulesFor(member: Pick<PolicyMember, "owner" | "member">): { rule: QpRule; specificity: number; skipped: string | null }[] {
+    const entry = this.byOwner.get(member.owner);
     if (!entry) return [];
-    return [...(entry.exact.get(property) ?? []).map((rule) => ({ rule, specificity: 1 })), ...entry.wildcard.map((rule) => ({ rule, specificity: 0 }))];
+    return [
+      ...(entry.exact.get(member.member.name) ?? []).map((rule) => ({ rule, specificity: 1, skipped: null })),
+      ...entry.wildcard.map((rule) => ({ rule, specificity: 0, skipped: wildcardSkip(rule, member.member) })),
+    ];
   }
 
-  sources(owner: Function, property: string, feature: PolicyFeature, context: QpPolicyContext): RuleSource[] {
-    return this.rulesFor(owner, property)
-      .filter(({ rule }) => (rule.features & feature) !== 0 && appliesTo(rule, context))
+  sources(member: Pick<PolicyMember, "owner" | "member">, feature: PolicyFeature, context: QpPolicyContext): RuleSource[] {
+    return this.rulesFor(member)
+      .filter(({ rule, skipped }) => skipped === null && (rule.features & feature) !== 0 && appliesTo(rule, context))
       .map(({ rule, specificity }) => ({ effect: rule.effect, level: levels[rule.subjectKind], specificity, priority: rule.priority, source: `rule ${rule.id}`, rule }));
   }
+}
+
+/**
+ * The kind of a column a rule's mask cannot write to, or null: every strategy but Null emits
+ * text, which only text-like columns take (transform rule 2).
+ */
+export function textMaskMismatch(rule: Pick<QpRule, "effect" | "mask">, member: Member | undefined): FieldKind | null {
+  if (rule.effect !== PolicyEffect.Mask || !rule.mask || rule.mask.strategy === MaskStrategy.Null) return null;
+  if (!member || member.kind !== "column" || textAssignableKinds.includes(member.fieldKind)) return null;
+  return member.fieldKind;
+}
+
+/**
+ * A wildcard Mask rule skips the members its mask cannot write to (numbers, dates, booleans):
+ * they are decided as if the rule did not exist. An exact rule of that kind is refused on write.
+ */
+function wildcardSkip(rule: QpRule, member: Member): string | null {
+  const kind = textMaskMismatch(rule, member);
+  return kind && `a ${rule.mask!.strategy} mask emits text and ${member.name} is a ${kind} field: the wildcard rule skips it`;
 }
 
 export function appliesTo(rule: QpRule, context: QpPolicyContext): boolean {

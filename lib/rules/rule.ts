@@ -2,8 +2,9 @@
 // features, which effect (Allow, Mask with mask settings, Deny), and a priority. Validated on
 // write; a rule on a field sealed for those features is rejected.
 import type { MaskOptions } from "../../decorators/registry.js";
+import { maskOptionsProblem } from "../../decorators/transform-options.js";
 import { LogicException } from "../errors/logic-exception.js";
-import { MaskStrategy, PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
+import { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
 
 export interface QpRuleInput {
   readonly id?: string;
@@ -55,8 +56,11 @@ export function normalizeRule(input: QpRuleInput, id: string, changedBy: string 
   if (!Number.isInteger(features) || features < 1 || (features & ~PolicyFeature.All) !== 0) rejectRule("features must be PolicyFeature flags between 1 and 63");
   const effect = enumValue(input.effect, Object.values(PolicyEffect), "effect");
   const mask = input.mask ?? null;
-  if (effect === PolicyEffect.Mask && (!mask || !Object.values(MaskStrategy).includes(mask.strategy))) rejectRule("a Mask rule needs mask settings with a valid strategy");
+  if (effect === PolicyEffect.Mask && (mask === null || typeof mask !== "object" || Array.isArray(mask))) rejectRule("a Mask rule needs mask settings { strategy, … }");
   if (effect !== PolicyEffect.Mask && mask) rejectRule("only a Mask rule carries mask settings");
+  // The same checks, and the same words, as the QpMask decorator.
+  const maskProblem = mask && maskOptionsProblem(mask);
+  if (maskProblem) rejectRule(maskProblem);
   const priority = input.priority === undefined ? 0 : Number(input.priority);
   if (!Number.isInteger(priority)) rejectRule("priority must be an integer");
   return {

@@ -4,7 +4,7 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { StoreFailureMode } from "../shapes/policy-enums.js";
 import type { QpPolicyOptions } from "../policy/options.js";
 import { CompiledRules } from "./compiled-rules.js";
-import type { IQpRuleStore } from "./store.js";
+import { type IQpRuleStore, snapshotIdentity } from "./store.js";
 
 export interface QpPolicyHealth {
   readonly snapshotVersion: number;
@@ -21,17 +21,21 @@ export class RuleSnapshots {
   private lastAttempt = 0;
   private lastError: string | null = null;
   private degraded = false;
+  /** The load in flight, if any; loads never overlap, so the last one to finish is the newest. */
   private loading: Promise<void> | null = null;
+  /** A load waiting for the one in flight to end (asked for after a write). */
+  private queued: Promise<void> | null = null;
   private readonly staticRules: CompiledRules;
 
   constructor(private readonly store: IQpRuleStore, private readonly options: QpPolicyOptions, private readonly now: () => number = Date.now) {
-    this.staticRules = new CompiledRules(0, [], options.entities);
+    this.staticRules = new CompiledRules({ epoch: "static", version: 0, rules: [] }, options.entities);
   }
 
   /** The snapshot to decide with now; refreshes when stale; applies the failure mode. */
   async snapshotAsync(): Promise<CompiledRules> {
     const now = this.now();
-    if (!this.current || now - this.lastAttempt >= this.options.refreshInterval) await this.refreshAsync();
+    // A stale snapshot may be refreshed by any load in flight: it began after the snapshot was taken.
+    if (!this.current || now - this.lastAttempt >= this.options.refreshInterval) await (this.loading ?? this.startLoad());
     if (!this.degraded) return this.current!;
     switch (this.options.storeFailure) {
       case StoreFailureMode.StaticOnly:
@@ -44,17 +48,35 @@ export class RuleSnapshots {
     }
   }
 
-  /** Loads now (after a write on this instance, or when stale). Concurrent callers share one load. */
+  /**
+   * Loads with a read that begins after this call, so it sees every write completed before it
+   * (call it after a write). A load already in flight may have read the store before the write:
+   * it is not joined; a new load follows it. Callers arriving meanwhile share that new load.
+   */
   refreshAsync(): Promise<void> {
-    this.loading ??= this.load().finally(() => (this.loading = null));
-    return this.loading;
+    if (!this.loading) return this.startLoad();
+    // Whatever load is in flight once the current one ends began after this call.
+    this.queued ??= this.loading.then(() => {
+      this.queued = null;
+      return this.loading ?? this.startLoad();
+    });
+    return this.queued;
+  }
+
+  private startLoad(): Promise<void> {
+    const loading = this.load().finally(() => {
+      if (this.loading === loading) this.loading = null;
+    });
+    this.loading = loading;
+    return loading;
   }
 
   private async load(): Promise<void> {
     this.lastAttempt = this.now();
     try {
       const data = await this.store.loadAsync();
-      if (!this.current || this.current.version !== data.version) this.current = new CompiledRules(data.version, data.rules, this.options.entities);
+      // Identity is (store epoch, version): a re-created store at the same version is recompiled.
+      if (!this.current || this.current.identity !== snapshotIdentity(data)) this.current = new CompiledRules(data, this.options.entities);
       this.loadedAt = this.now();
       this.degraded = false;
       this.lastError = null;

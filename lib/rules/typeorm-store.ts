@@ -1,12 +1,14 @@
 // Rules in relational tables through TypeORM (SQLite, PostgreSQL, MariaDB): `querylib_rule`
 // holds the rules with who changed them and when; `querylib_rule_version` one row whose
-// version every change increments in the same transaction.
+// version every change increments in the same transaction, and whose epoch is drawn when the
+// row is created (so a re-created store is a new store life, whatever its version).
 import { randomUUID } from "node:crypto";
-import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
+import { Column, Entity, PrimaryColumn, type DataSource, type EntityManager } from "typeorm";
 import type { MaskOptions } from "../../decorators/registry.js";
 import type { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
 import { type QpRule, type QpRuleInput, normalizeRule } from "./rule.js";
 import type { IQpRuleStore, QpRuleSnapshotData } from "./store.js";
+import { type AsyncLock, connectionLock } from "./async-lock.js";
 
 @Entity("querylib_rule")
 export class QpRuleRecord {
@@ -28,6 +30,8 @@ export class QpRuleRecord {
 export class QpRuleVersionRecord {
   @PrimaryColumn({ type: "int" }) id!: number;
   @Column({ type: "int" }) version!: number;
+  /** Drawn when the row is created: a re-created store starts a new epoch. */
+  @Column({ type: "varchar", length: 64 }) epoch!: string;
 }
 
 const toRule = (r: QpRuleRecord): QpRule => ({
@@ -36,40 +40,95 @@ const toRule = (r: QpRuleRecord): QpRule => ({
   changedBy: r.changedBy, changedAt: r.changedAt,
 });
 
+/** The version row is gone (the tables were emptied or re-created after this store created it). */
+class VersionRowMissing extends Error {}
+/** A delete that found nothing: its transaction rolls back so the version does not move. */
+class NothingChanged extends Error {}
+
 export class QpTypeOrmRuleStore implements IQpRuleStore {
   static readonly entities = [QpRuleRecord, QpRuleVersionRecord];
+  private versionRow: Promise<void> | null = null;
+  private readonly lock: AsyncLock | null;
 
-  constructor(private readonly dataSource: DataSource) {}
-
-  async loadAsync(): Promise<QpRuleSnapshotData> {
-    return this.dataSource.transaction(async (manager) => {
-      const version = await manager.getRepository(QpRuleVersionRecord).findOneBy({ id: 1 });
-      const rules = await manager.getRepository(QpRuleRecord).find({ order: { id: "ASC" } });
-      return { version: version?.version ?? 0, rules: rules.map(toRule) };
-    });
+  constructor(private readonly dataSource: DataSource) {
+    this.lock = connectionLock(dataSource);
   }
 
-  private async bump(manager: DataSource["manager"]): Promise<void> {
-    const repository = manager.getRepository(QpRuleVersionRecord);
-    const updated = await repository.increment({ id: 1 }, "version", 1);
-    if (!updated.affected) await repository.insert({ id: 1, version: 1 });
+  async loadAsync(): Promise<QpRuleSnapshotData> {
+    return this.withVersionRow((manager) => this.read(manager));
+  }
+
+  private async read(manager: EntityManager): Promise<QpRuleSnapshotData> {
+    const row = await manager.getRepository(QpRuleVersionRecord).findOneBy({ id: 1 });
+    if (!row) throw new VersionRowMissing();
+    const rules = await manager.getRepository(QpRuleRecord).find({ order: { id: "ASC" } });
+    return { epoch: row.epoch, version: row.version, rules: rules.map(toRule) };
   }
 
   async upsertAsync(input: QpRuleInput, changedBy: string | null): Promise<QpRule> {
     const rule = normalizeRule(input, input.id ?? randomUUID(), changedBy);
-    await this.dataSource.transaction(async (manager) => {
+    await this.write(async (manager) => {
       await manager.getRepository(QpRuleRecord).save({ ...rule, mask: rule.mask ? JSON.stringify(rule.mask) : null });
-      await this.bump(manager);
     });
     return rule;
   }
 
   async deleteAsync(id: string): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const result = await manager.getRepository(QpRuleRecord).delete({ id });
-      if (!result.affected) return false;
-      await this.bump(manager);
+    try {
+      await this.write(async (manager) => {
+        const result = await manager.getRepository(QpRuleRecord).delete({ id });
+        if (!result.affected) throw new NothingChanged();
+      });
       return true;
+    } catch (error) {
+      if (error instanceof NothingChanged) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * One change and its version bump in one transaction. The bump comes first: its row lock
+   * queues concurrent writers (any process) instead of letting them deadlock, and it only ever
+   * updates the row, which exists before any write (see ensureVersionRow).
+   */
+  private write(change: (manager: EntityManager) => Promise<void>): Promise<void> {
+    return this.withVersionRow(async (manager) => {
+      const bumped = await manager.getRepository(QpRuleVersionRecord).increment({ id: 1 }, "version", 1);
+      if (!bumped.affected) throw new VersionRowMissing();
+      await change(manager);
     });
+  }
+
+  /** Runs work in a transaction once the version row exists; if it vanished since, creates it again and retries once. */
+  private async withVersionRow<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      await this.ensureVersionRow();
+      try {
+        return await this.exclusive(() => this.dataSource.transaction(work));
+      } catch (error) {
+        if (!(error instanceof VersionRowMissing) || attempt > 0) throw error;
+        this.versionRow = null;
+      }
+    }
+  }
+
+  /**
+   * Creates the version row (version 0, a new epoch) once per store, in a statement of its own
+   * that leaves an existing row alone: concurrent first writes, from this process or another,
+   * then all find the row and only increment it. Retried on the next call after a failure.
+   */
+  private ensureVersionRow(): Promise<void> {
+    this.versionRow ??= this.exclusive(async () => {
+      await this.dataSource.createQueryBuilder().insert().into(QpRuleVersionRecord).values({ id: 1, version: 0, epoch: randomUUID() }).orIgnore().execute();
+    }).catch((error: unknown) => {
+      this.versionRow = null;
+      throw error;
+    });
+    return this.versionRow;
+  }
+
+  /** On SQLite (one connection) the store's statements run one at a time; pooled drivers need no lock. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.lock ? this.lock.run(work) : work();
   }
 }

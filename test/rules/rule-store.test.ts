@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import type { DataSource } from "typeorm";
 import {
-  MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, RuleRejected, type IQpRuleStore,
+  MaskStrategy, PolicyEffect, PolicyFeature, QpDecoratorError, QpInMemoryRuleStore, QpMask, QpSubjectKind, QpTypeOrmRuleStore, RuleRejected, type IQpRuleStore,
+  type MaskOptions,
   applyPolicy, type QpPolicyContext, type QpPolicyEngine, type QpRule, type QpRuleInput,
 } from "../../lib/index.js";
 import { skipIfUnavailable } from "../support/databases.js";
@@ -253,6 +254,39 @@ describe("Rules: mask settings are validated on write like QpMask's [memory stor
     });
   }
 
+  // Each refusal gives the decorator's own reason: defining a class with QpMask(mask) says it too.
+  for (const [title, mask] of [
+    ["an unsafe Regex pattern", { strategy: MaskStrategy.Regex, pattern: "(a|a)*x" }],
+    ["a Regex pattern that does not compile", { strategy: MaskStrategy.Regex, pattern: "(" }],
+    ["an empty Regex pattern", { strategy: MaskStrategy.Regex, pattern: "" }],
+    ["an unknown strategy", { strategy: "Blur" }],
+    ["an empty maskChar", { strategy: MaskStrategy.Full, maskChar: "" }],
+    ["a maskChar that is not text", { strategy: MaskStrategy.Full, maskChar: 7 }],
+    ["a fractional keepEnd", { strategy: MaskStrategy.Partial, keepEnd: 1.5 }],
+    ["a text keepStart", { strategy: MaskStrategy.Partial, keepStart: "2" }],
+    ["a minGroupSize of 0", { strategy: MaskStrategy.Fixed, text: "x", minGroupSize: 0 }],
+  ] as const) {
+    it(`refuses with QpMask's own reason: ${title}`, async () => {
+      const reason = decoratorRefusal(mask as unknown as MaskOptions);
+      const error = await expectLogicError(() => e.upsertRuleAsync(input({ field: "email", effect: PolicyEffect.Mask, mask }), "admin"), RuleRejected);
+      assert.equal(error.message, `RuleRejected: ${reason}`);
+      assert.deepEqual(await e.listRulesAsync(), []);
+    });
+  }
+
+  it("accepts what QpMask accepts (controls of the cases above)", async () => {
+    for (const mask of [
+      { strategy: MaskStrategy.Regex, pattern: "[0-9]+" },
+      { strategy: MaskStrategy.Full, maskChar: "•" },
+      { strategy: MaskStrategy.Partial, keepStart: 0, keepEnd: 2 },
+      { strategy: MaskStrategy.Fixed, text: "x", minGroupSize: 3 },
+    ]) {
+      assert.equal(decoratorRefusal(mask), null, JSON.stringify(mask));
+      await e.upsertRuleAsync(input({ field: "email", effect: PolicyEffect.Mask, mask }), "admin");
+    }
+    assert.equal((await e.listRulesAsync()).length, 4);
+  });
+
   it("a wildcard text mask never puts text into number, boolean or date members (refused on write, or those members not given text)", async () => {
     try {
       await e.upsertRuleAsync(input({ field: "*", features: PolicyFeature.Select, effect: PolicyEffect.Mask, mask: fixed("x") }), "admin");
@@ -266,6 +300,18 @@ describe("Rules: mask settings are validated on write like QpMask's [memory stor
     }
   });
 });
+
+/** The reason the QpMask decorator gives for these options (after "Class.property: "), or null when it takes them. */
+function decoratorRefusal(mask: MaskOptions): string | null {
+  class Probe {}
+  try {
+    QpMask(mask)(Probe.prototype, "field");
+    return null;
+  } catch (error) {
+    assert.ok(error instanceof QpDecoratorError, String(error));
+    return error.message.replace(/^Probe\.field: /, "");
+  }
+}
 
 /** The email column as a guarded select returns it, in id order. */
 async function seenOnSelectValues(context: QpPolicyContext): Promise<unknown[]> {

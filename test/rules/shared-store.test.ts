@@ -119,6 +119,47 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       });
     }
 
+    it("concurrent first writes from two engines on one DataSource on an empty store all succeed, each a new version (5 rounds)", async () => {
+      const failures: string[] = [];
+      for (let round = 0; round < 5; round++) {
+        await clearRuleTables(first);
+        const a = engine({}, { ruleStore: new QpTypeOrmRuleStore(first) });
+        const b = engine({}, { ruleStore: new QpTypeOrmRuleStore(first) });
+        const fields = ["team", "city", "title", "grade"];
+        const results = await Promise.allSettled(fields.map((field, i) => (i % 2 ? a : b).upsertRuleAsync({ ...denyEmail, field })));
+        for (const r of results) if (r.status === "rejected") failures.push(`round ${round}: ${(r.reason as Error).message}`);
+        if (results.every((r) => r.status === "fulfilled")) {
+          const loaded = await new QpTypeOrmRuleStore(first).loadAsync();
+          assert.deepEqual(loaded.rules.map((r) => r.field).sort(), [...fields].sort());
+          assert.equal(loaded.version, fields.length);
+          assert.equal(a.health().degraded || b.health().degraded, false);
+        }
+      }
+      assert.deepEqual(failures, []);
+    });
+
+    it("concurrent writes and deletes through two engines on one DataSource, with refreshes between them, all succeed", async () => {
+      const a = engine({ refreshInterval: 0 }, { ruleStore: new QpTypeOrmRuleStore(first) });
+      const b = engine({ refreshInterval: 0 }, { ruleStore: new QpTypeOrmRuleStore(first) });
+      const kept = await a.upsertRuleAsync({ ...denyEmail, field: "name" });
+      const gone = await b.upsertRuleAsync({ ...denyEmail, field: "hobby" });
+      const start = (await new QpTypeOrmRuleStore(first).loadAsync()).version;
+      const outcomes = await Promise.allSettled([
+        a.upsertRuleAsync({ ...denyEmail, field: "title" }),
+        b.deleteRuleAsync(gone.id),
+        prepare(b).then((context) => seenOnSelect(context, "city")),
+        b.upsertRuleAsync({ ...denyEmail, field: "team" }),
+        a.deleteRuleAsync("no-such-rule"),
+        prepare(a).then((context) => seenOnSelect(context, "email")),
+      ]);
+      assert.deepEqual(outcomes.map((r) => (r.status === "rejected" ? `rejected: ${(r.reason as Error).message}` : "ok")), outcomes.map(() => "ok"));
+      assert.deepEqual(outcomes.map((r) => (r as PromiseFulfilledResult<unknown>).value).filter((v) => typeof v === "boolean"), [true, false]);
+      const loaded = await new QpTypeOrmRuleStore(first).loadAsync();
+      assert.equal(loaded.version, start + 3, "a delete of nothing moves no version");
+      assert.deepEqual(loaded.rules.map((r) => r.field).sort(), ["name", "team", "title"]);
+      assert.ok(loaded.rules.some((r) => r.id === kept.id));
+    });
+
     it("concurrent writes through one engine on a used store all succeed", async () => {
       const a = engine({}, { ruleStore: new QpTypeOrmRuleStore(first) });
       await a.upsertRuleAsync({ ...denyEmail, field: "name" });
