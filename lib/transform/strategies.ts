@@ -5,6 +5,7 @@ import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.j
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
 import { characters } from "./characters.js";
 import { maxRegexInput } from "./safe-regex.js";
+import { decimalText, multipleOf, roundTo, toDecimal } from "./decimal.js";
 
 const defaultMaskChar = "*";
 
@@ -100,32 +101,30 @@ function datePart(date: Date, part: DatePart): string {
   }
 }
 
-/** Fixed decimals without float noise (and without "-0"). */
-function fixed(value: number, decimals: number): string {
-  const text = value.toFixed(decimals);
-  return /^-0(\.0+)?$/.test(text) ? text.slice(1) : text;
-}
-
 /**
- * Round: a number to `decimals` (0) places, or to the nearest multiple of `step`. Bucket: the
- * half-open range of width `step` holding the number, "lo-hi". DatePart: a date's Year "2024",
- * Quarter "2024-Q1", Month "2024-03" or Day "2024-03-15" (UTC). Truncate: a number cut toward
- * zero to `decimals` places; a date cut to the start of `part` (Day by default), as ISO text.
+ * Round: a number to `decimals` (0) places, or to the nearest multiple of `step` shown with
+ * `decimals` places (default: as many as `step` has); halves round up. Bucket: the half-open
+ * range of width `step` holding the number, "lo-hi", with the same places. DatePart: a date's
+ * Year "2024", Quarter "2024-Q1", Month "2024-03" or Day "2024-03-15" (UTC). Truncate: a number
+ * cut toward zero to `decimals` places; a date cut to the start of `part` (Day by default), as
+ * ISO text. Numbers are computed as exact decimals (0.1 + 0.2 is 0.3).
  */
 export function generalize(value: unknown, o: GeneralizeOptions): string | null {
-  const decimals = o.decimals ?? 0;
   switch (o.mode) {
     case GeneralizeMode.Round: {
-      const n = Number(value);
-      if (!Number.isFinite(n)) return null;
-      if (o.step) return fixed(Math.round(n / o.step) * o.step, decimals);
-      return fixed(Math.round(n * 10 ** decimals) / 10 ** decimals, decimals);
+      const d = toDecimal(value);
+      if (!d) return null;
+      if (!o.step) return decimalText(d, o.decimals ?? 0);
+      const step = toDecimal(o.step)!;
+      return decimalText(multipleOf(d, step, "nearest").lo, o.decimals ?? step.scale);
     }
     case GeneralizeMode.Bucket: {
-      const n = Number(value);
-      if (!Number.isFinite(n)) return null;
-      const lo = Math.floor(n / o.step!) * o.step!;
-      return `${fixed(lo, decimals)}-${fixed(lo + o.step!, decimals)}`;
+      const d = toDecimal(value);
+      if (!d) return null;
+      const step = toDecimal(o.step!)!;
+      const { lo, hi } = multipleOf(d, step, "floor");
+      const places = o.decimals ?? step.scale;
+      return `${decimalText(lo, places)}-${decimalText(hi, places)}`;
     }
     case GeneralizeMode.DatePart: {
       const date = asDate(value);
@@ -139,9 +138,10 @@ export function generalize(value: unknown, o: GeneralizeOptions): string | null 
         const day = part === DatePart.Day ? date.getUTCDate() : 1;
         return new Date(Date.UTC(date.getUTCFullYear(), month, day)).toISOString().slice(0, 10);
       }
-      const n = Number(value);
-      if (!Number.isFinite(n)) return null;
-      return fixed(Math.trunc(n * 10 ** decimals) / 10 ** decimals, decimals);
+      const d = toDecimal(value);
+      if (!d) return null;
+      const decimals = o.decimals ?? 0;
+      return decimalText(roundTo(d, decimals, "towardZero"), decimals);
     }
   }
 }
@@ -153,8 +153,9 @@ export function truncate(text: string, length: number, ellipsis: string): string
 }
 
 /**
- * Format: `{0}` is the value as text; `{0:F2}` a number with 2 fixed decimals; `{0:yyyy-MM-dd}`
- * a date (UTC) with the tokens yyyy, MM, dd, HH, mm, ss. `{{` and `}}` are literal braces.
+ * Format: `{0}` is the value as text; `{0:F2}` a number with 2 fixed decimals (halves away from
+ * zero, on the exact decimal); `{0:yyyy-MM-dd}` a date (UTC) with the tokens yyyy, MM, dd, HH,
+ * mm, ss. `{{` and `}}` are literal braces.
  */
 export function format(template: string, value: unknown): string {
   return template.replace(/\{\{|\}\}|\{0(?::([^}]*))?\}/g, (token, spec: string | undefined) => {
@@ -163,8 +164,8 @@ export function format(template: string, value: unknown): string {
     if (!spec) return value instanceof Date ? value.toISOString() : String(value);
     const decimals = /^F(\d{1,2})$/i.exec(spec);
     if (decimals) {
-      const n = Number(value);
-      return Number.isFinite(n) ? fixed(n, Number(decimals[1])) : String(value);
+      const d = toDecimal(value);
+      return d ? decimalText(d, Number(decimals[1]), "halfAwayFromZero") : String(value);
     }
     const date = asDate(value);
     if (!date) return String(value);

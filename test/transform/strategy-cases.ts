@@ -111,6 +111,14 @@ export const strategyCases: StrategyCase[] = [
   { what: G("Round"), params: "step: 5", input: 18, output: "20", run: () => gen(18, { mode: GeneralizeMode.Round, step: 5 }) },
   { what: G("Round"), params: "step: 0.5, decimals: 1", input: 2.3, output: "2.5", run: () => gen(2.3, { mode: GeneralizeMode.Round, step: 0.5, decimals: 1 }) },
   { what: G("Round"), params: "not a number", input: "abc", output: null, run: () => gen("abc", { mode: GeneralizeMode.Round }) },
+  // Exact decimals: the value's shortest decimal text is rounded, never its binary approximation.
+  { what: G("Round"), params: "step: 0.25 (places of the step)", input: 1.3, output: "1.25", run: () => gen(1.3, { mode: GeneralizeMode.Round, step: 0.25 }) },
+  { what: G("Round"), params: "step: 0.1", input: 0.7, output: "0.7", run: () => gen(0.7, { mode: GeneralizeMode.Round, step: 0.1 }) },
+  { what: G("Round"), params: "step: 0.1 (2.25 is exactly a half: up)", input: 2.25, output: "2.3", run: () => gen(2.25, { mode: GeneralizeMode.Round, step: 0.1 }) },
+  { what: G("Round"), params: "step: 5 (a half rounds toward +∞)", input: -2.5, output: "0", run: () => gen(-2.5, { mode: GeneralizeMode.Round, step: 5 }) },
+  { what: G("Round"), params: "decimals: 2 (1.005 is exactly a half: up)", input: 1.005, output: "1.01", run: () => gen(1.005, { mode: GeneralizeMode.Round, decimals: 2 }) },
+  { what: G("Round"), params: "decimals: 8 (a tiny number)", input: 1.5e-7, output: "0.00000015", run: () => gen(1.5e-7, { mode: GeneralizeMode.Round, decimals: 8 }) },
+  { what: G("Round"), params: "defaults (a large number: all its digits)", input: 1e21, output: "1000000000000000000000", run: () => gen(1e21, { mode: GeneralizeMode.Round }) },
 
   // ---- Generalize: Bucket ----------------------------------------------------------------
   { what: G("Bucket"), params: "step: 1000", input: 1234, output: "1000-2000", run: () => gen(1234, { mode: GeneralizeMode.Bucket, step: 1000 }) },
@@ -118,6 +126,9 @@ export const strategyCases: StrategyCase[] = [
   { what: G("Bucket"), params: "step: 1000 (half-open: the upper bound starts the next bucket)", input: 1000, output: "1000-2000", run: () => gen(1000, { mode: GeneralizeMode.Bucket, step: 1000 }) },
   { what: G("Bucket"), params: "step: 10 (negative number)", input: -3, output: "-10-0", run: () => gen(-3, { mode: GeneralizeMode.Bucket, step: 10 }) },
   { what: G("Bucket"), params: "step: 0.5, decimals: 1", input: 2.345, output: "2.0-2.5", run: () => gen(2.345, { mode: GeneralizeMode.Bucket, step: 0.5, decimals: 1 }) },
+  { what: G("Bucket"), params: "step: 0.1 (places of the step)", input: 0.3, output: "0.3-0.4", run: () => gen(0.3, { mode: GeneralizeMode.Bucket, step: 0.1 }) },
+  { what: G("Bucket"), params: "step: 0.1, decimal column text", input: "0.7", output: "0.7-0.8", run: () => gen("0.7", { mode: GeneralizeMode.Bucket, step: 0.1 }) },
+  { what: G("Bucket"), params: "step: 0.25", input: 1.3, output: "1.25-1.50", run: () => gen(1.3, { mode: GeneralizeMode.Bucket, step: 0.25 }) },
 
   // ---- Generalize: DatePart ----------------------------------------------------------------
   { what: G("DatePart"), params: "part: Year", input: aug17, output: "2024", run: () => gen(aug17, { mode: GeneralizeMode.DatePart, part: DatePart.Year }) },
@@ -134,6 +145,10 @@ export const strategyCases: StrategyCase[] = [
   { what: G("Truncate"), params: "defaults (decimals 0), number", input: 9.99, output: "9", run: () => gen(9.99, { mode: GeneralizeMode.Truncate }) },
   { what: G("Truncate"), params: "decimals: 2, number", input: 3.789, output: "3.78", run: () => gen(3.789, { mode: GeneralizeMode.Truncate, decimals: 2 }) },
   { what: G("Truncate"), params: "decimals: 1, negative number (toward zero)", input: -3.789, output: "-3.7", run: () => gen(-3.789, { mode: GeneralizeMode.Truncate, decimals: 1 }) },
+  { what: G("Truncate"), params: "decimals: 2 (a value with 2 places is unchanged)", input: 4.35, output: "4.35", run: () => gen(4.35, { mode: GeneralizeMode.Truncate, decimals: 2 }) },
+  { what: G("Truncate"), params: "decimals: 2 (a value with 2 places is unchanged)", input: 0.29, output: "0.29", run: () => gen(0.29, { mode: GeneralizeMode.Truncate, decimals: 2 }) },
+  { what: G("Truncate"), params: "decimals: 1 (no \"-0\")", input: -0.04, output: "0.0", run: () => gen(-0.04, { mode: GeneralizeMode.Truncate, decimals: 1 }) },
+  { what: G("Truncate"), params: "decimals: 1, decimal column text beyond double precision", input: "12345678901234567.89", output: "12345678901234567.8", run: () => gen("12345678901234567.89", { mode: GeneralizeMode.Truncate, decimals: 1 }) },
   { what: G("Truncate"), params: "defaults (part Day), date", input: aug17, output: "2024-08-17", run: () => gen(aug17, { mode: GeneralizeMode.Truncate }) },
   { what: G("Truncate"), params: "part: Month, date", input: aug17, output: "2024-08-01", run: () => gen(aug17, { mode: GeneralizeMode.Truncate, part: DatePart.Month }) },
   { what: G("Truncate"), params: "part: Quarter, date", input: aug17, output: "2024-07-01", run: () => gen(aug17, { mode: GeneralizeMode.Truncate, part: DatePart.Quarter }) },
@@ -154,6 +169,8 @@ export const strategyCases: StrategyCase[] = [
   { what: "QpFormat", params: "\"{0:F2}\"", input: 3.14159, output: "3.14", run: () => format("{0:F2}", 3.14159) },
   { what: "QpFormat", params: "\"{0:F2}\"", input: 2, output: "2.00", run: () => format("{0:F2}", 2) },
   { what: "QpFormat", params: "\"{0:F2}\" (no \"-0\")", input: -0.001, output: "0.00", run: () => format("{0:F2}", -0.001) },
+  { what: "QpFormat", params: "\"{0:F2}\" (1.005 is exactly a half: away from zero)", input: 1.005, output: "1.01", run: () => format("{0:F2}", 1.005) },
+  { what: "QpFormat", params: "\"{0:F1}\" (a negative half: away from zero)", input: -0.25, output: "-0.3", run: () => format("{0:F1}", -0.25) },
   { what: "QpFormat", params: "\"Total: {0:F2} EUR\"", input: 12, output: "Total: 12.00 EUR", run: () => format("Total: {0:F2} EUR", 12) },
   { what: "QpFormat", params: "\"{0} and {0:F1}\"", input: 2.26, output: "2.26 and 2.3", run: () => format("{0} and {0:F1}", 2.26) },
   { what: "QpFormat", params: "\"{0:yyyy-MM-dd}\"", input: mar5, output: "2024-03-05", run: () => format("{0:yyyy-MM-dd}", mar5) },
