@@ -13,7 +13,8 @@ const plainText = /^\s*([+-]?)(\d*)(?:\.(\d*))?\s*$/;
 /** Number → String output: digits, optional fraction, optional exponent ("1.5e-7", "1e+21"). */
 const numberText = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
-const pow10 = (n: number) => 10n ** BigInt(n);
+const smallPowers = Array.from({ length: 32 }, (_, i) => 10n ** BigInt(i));
+const pow10 = (n: number) => smallPowers[n] ?? 10n ** BigInt(n);
 
 function build(sign: string, whole: string, fraction: string, exponent: number): Decimal {
   let units = BigInt(`${whole}${fraction}` || "0");
@@ -33,8 +34,16 @@ export function toDecimal(value: unknown): Decimal | null {
   }
   const n = typeof value === "bigint" ? value : Number(value);
   if (typeof n === "number" && !Number.isFinite(n)) return null;
-  const m = numberText.exec(String(n))!;
-  return build(m[1]!, m[2]!, m[3] ?? "", Number(m[4] ?? 0));
+  if (Number.isSafeInteger(n)) return { units: BigInt(n), scale: 0 };
+  const text = String(n);
+  if (text.includes("e")) {
+    const m = numberText.exec(text)!;
+    return build(m[1]!, m[2]!, m[3] ?? "", Number(m[4] ?? 0));
+  }
+  // The common case without a regex: "-12.5" → -125 at scale 1 (up to 15 digits through a double, exactly).
+  const dot = text.indexOf(".");
+  const digits = dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1);
+  return { units: digits.length <= 15 ? BigInt(Number(digits)) : BigInt(digits), scale: dot < 0 ? 0 : text.length - dot - 1 };
 }
 
 /** Decimal places a step is written with (0.25 → 2, 100 → 0). */

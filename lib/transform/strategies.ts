@@ -3,7 +3,7 @@
 import { createHmac } from "node:crypto";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
-import { characters } from "./characters.js";
+import { characterView, characters, offsetAfter } from "./characters.js";
 import { maxRegexInput } from "./safe-regex.js";
 import { decimalText, multipleOf, roundTo, toDecimal } from "./decimal.js";
 
@@ -16,44 +16,52 @@ function repeat(char: string, count: number): string {
 /** Full: every character becomes maskChar; without preserveLength, always 8 of them (hides the length). */
 export function maskFull(text: string, o: MaskOptions): string {
   const char = o.maskChar ?? defaultMaskChar;
-  return o.preserveLength === false ? repeat(char, 8) : repeat(char, characters(text).length);
+  return o.preserveLength === false ? repeat(char, 8) : repeat(char, characterView(text).length);
 }
 
 /** Partial: keepStart (1) and keepEnd (1) characters stay; too short a value is masked whole. */
 export function maskPartial(text: string, o: MaskOptions): string {
-  const chars = characters(text);
+  const chars = characterView(text);
   const start = o.keepStart ?? 1;
   const end = o.keepEnd ?? 1;
   const char = o.maskChar ?? defaultMaskChar;
-  if (chars.length <= start + end) return maskFull(text, o);
-  const middle = chars.length - start - end;
-  return chars.slice(0, start).join("") + (o.preserveLength === false ? repeat(char, 4) : repeat(char, middle)) + chars.slice(chars.length - end).join("");
+  if (chars.length <= start + end) return o.preserveLength === false ? repeat(char, 8) : repeat(char, chars.length);
+  const middle = o.preserveLength === false ? 4 : chars.length - start - end;
+  return chars.slice(0, start) + repeat(char, middle) + chars.slice(chars.length - end);
 }
 
 /** Email: the local part keeps keepStart (1) characters; the domain stays; no "@" → Full. */
 export function maskEmail(text: string, o: MaskOptions): string {
   const at = text.lastIndexOf("@");
   if (at <= 0) return maskFull(text, o);
-  const local = characters(text.slice(0, at));
+  const local = characterView(text.slice(0, at));
   const start = Math.min(o.keepStart ?? 1, local.length);
   const char = o.maskChar ?? defaultMaskChar;
   const hidden = o.preserveLength === false ? 3 : local.length - start;
-  return local.slice(0, start).join("") + repeat(char, hidden) + text.slice(at);
+  return local.slice(0, start) + repeat(char, hidden) + text.slice(at);
 }
+
+/** A decimal digit of any script (\p{Nd}), as one whole character; ASCII without a regex. */
+const isDigit = (c: string) => (c.length === 1 && c >= "0" && c <= "9") || (c > "\u007f" && /^\p{Nd}$/u.test(c));
 
 /** Phone: digits become maskChar except the first keepStart (0) and last keepEnd (4); other characters stay. */
 export function maskPhone(text: string, o: MaskOptions): string {
   const chars = characters(text);
-  const digits = chars.filter((c) => /^\p{Nd}$/u.test(c)).length;
+  const digitAt = chars.map(isDigit);
+  const digits = digitAt.filter(Boolean).length;
   const start = o.keepStart ?? 0;
   const end = o.keepEnd ?? 4;
   const char = o.maskChar ?? defaultMaskChar;
   let seen = 0;
-  return chars.map((c) => {
-    if (!/^\p{Nd}$/u.test(c)) return c;
-    seen++;
-    return seen <= start || seen > digits - end ? c : char;
-  }).join("");
+  let result = "";
+  for (let i = 0; i < chars.length; i++) {
+    if (!digitAt[i]) result += chars[i];
+    else {
+      seen++;
+      result += seen <= start || seen > digits - end ? chars[i] : char;
+    }
+  }
+  return result;
 }
 
 /** Regex: every match of pattern is replaced by replacement (default "***"); values over 10,000 characters are masked Full. */
@@ -100,6 +108,7 @@ function datePart(date: Date, part: DatePart): string {
     case DatePart.Day: return `${y}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
   }
 }
+
 
 /**
  * Round: a number to `decimals` (0) places, or to the nearest multiple of `step` shown with
@@ -148,8 +157,10 @@ export function generalize(value: unknown, o: GeneralizeOptions): string | null 
 
 /** Truncate: text longer than `length` characters keeps `length` of them plus the ellipsis. */
 export function truncate(text: string, length: number, ellipsis: string): string {
-  const chars = characters(text);
-  return chars.length <= length ? text : chars.slice(0, length).join("") + ellipsis;
+  // A text of at most `length` UTF-16 units has at most `length` characters.
+  if (text.length <= length) return text;
+  const cut = offsetAfter(text, length);
+  return cut === null ? text : text.slice(0, cut) + ellipsis;
 }
 
 /**
