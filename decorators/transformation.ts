@@ -1,8 +1,8 @@
 // Transformation: QpMask, QpMutate, QpDefault, QpGeneralize, QpTruncate, QpFormat. They are
 // recorded here and checked at configure time against the column they decorate.
-import { GeneralizeMode, MaskStrategy } from "../lib/shapes/policy-enums.js";
+import { GeneralizeMode } from "../lib/shapes/policy-enums.js";
 import { fieldDecorator } from "./access.js";
-import { unsafePatternReason } from "../lib/transform/safe-regex.js";
+import { maskOptionsProblem } from "../lib/transform/mask-checks.js";
 import { type GeneralizeOptions, type IValueTransformer, type MaskOptions, QpDecoratorError, type TransformOptions } from "./registry.js";
 
 function checkTransform(target: Function, property: string, decorator: string, options: TransformOptions) {
@@ -13,16 +13,8 @@ function checkTransform(target: Function, property: string, decorator: string, o
 
 export function QpMask(options: MaskOptions) {
   return fieldDecorator("QpMask", options.overridable, (target, property) => {
-    if (!Object.values(MaskStrategy).includes(options.strategy)) throw new QpDecoratorError(target, property, `QpMask names an unknown strategy "${options.strategy}"`);
-    if (options.strategy === MaskStrategy.Regex) {
-      if (!options.pattern) throw new QpDecoratorError(target, property, "QpMask Regex needs a pattern");
-      const unsafe = unsafePatternReason(options.pattern);
-      if (unsafe) throw new QpDecoratorError(target, property, `QpMask Regex pattern /${options.pattern}/ is refused: ${unsafe}`);
-    }
-    if (options.maskChar !== undefined && [...options.maskChar].length !== 1) throw new QpDecoratorError(target, property, "QpMask maskChar must be one character");
-    for (const n of [options.keepStart, options.keepEnd]) {
-      if (n !== undefined && (!Number.isInteger(n) || n < 0)) throw new QpDecoratorError(target, property, "QpMask keepStart/keepEnd must be integers of at least 0");
-    }
+    const problem = maskOptionsProblem(options);
+    if (problem) throw new QpDecoratorError(target, property, problem.message, problem.code);
     checkTransform(target, property, "QpMask", options);
     return { kind: "mask", options };
   });

@@ -191,6 +191,12 @@ export const strategyCases: StrategyCase[] = [
   { what: M("Full"), params: "defaults; Arabic", input: "مرحبا", output: "*****", run: () => mask(MaskStrategy.Full, "مرحبا") },
   { what: M("Full"), params: "defaults; Arabic with vowel marks (harakat) = 5 characters", input: "مَرْحَبًا", output: "*****", run: () => mask(MaskStrategy.Full, "مَرْحَبًا") },
   { what: M("Phone"), params: "defaults; Arabic-Indic digits", input: "٠١٢٣٤٥٦٧٨٩", output: "******٦٧٨٩", run: () => mask(MaskStrategy.Phone, "٠١٢٣٤٥٦٧٨٩") },
+
+  // ---- maskChar: one user-perceived character, however many UTF-16 units ------------------------
+  { what: M("Full"), params: "maskChar: \"🔒\" (one character, two UTF-16 units)", input: "secret", output: "🔒🔒🔒🔒🔒🔒", run: () => mask(MaskStrategy.Full, "secret", { maskChar: "🔒" }) },
+  { what: M("Partial"), params: "maskChar: \"👩‍👩‍👧\" (one character: three emoji joined by ZWJ)", input: "Zoë!", output: `Z${family}${family}!`, run: () => mask(MaskStrategy.Partial, "Zoë!", { maskChar: family }) },
+  { what: M("Email"), params: "maskChar: \"🔒\"", input: "anna@example.com", output: "a🔒🔒🔒@example.com", run: () => mask(MaskStrategy.Email, "anna@example.com", { maskChar: "🔒" }) },
+  { what: M("Phone"), params: "keepEnd: 2, maskChar: \"🔒\"", input: "555-0100", output: "🔒🔒🔒-🔒🔒00", run: () => mask(MaskStrategy.Phone, "555-0100", { keepEnd: 2, maskChar: "🔒" }) },
 ];
 
 function hashOf(value: string): string {
