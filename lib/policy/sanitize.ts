@@ -24,6 +24,7 @@ import { recordAudit } from "./audit.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
+import { checkEntityTransforms } from "../transform/entity-checks.js";
 import { Aggregator } from "../shapes/enums.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
@@ -77,6 +78,7 @@ export class Sanitizer {
   ) {
     this.floor = options.caps.minGroupSize;
     checkAliasCollisions(classPolicyOf(root.target), root.scope);
+    checkEntityTransforms(root); // and every entity a path can reach from it
   }
 
   /**
