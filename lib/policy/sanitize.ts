@@ -25,6 +25,7 @@ import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
 import { checkEntityTransforms } from "../transform/entity-checks.js";
+import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { Aggregator } from "../shapes/enums.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
@@ -116,9 +117,20 @@ export class Sanitizer {
     return this.options.dryRun;
   }
 
-  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember) {
-    this.entries.push({ field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}) });
+  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember, transforms?: readonly TransformStep[]) {
+    this.entries.push({
+      field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}),
+      ...(transforms ? { transforms: transforms.map((t) => ({ action: t.action, source: t.source })) } : {}),
+    });
     if (member && this.audit) this.auditUse(member, field, feature, action, enforced);
+  }
+
+  /** A selected member's entry: Allowed, Masked by a rule's mask, or what its decorator chain does (Defaulted, Masked, Generalized, Mutated). */
+  private recordSelect(field: string, member: PolicyMember, decision: Decision): void {
+    const steps = decision.effect === PolicyEffect.Mask && !decision.mask && member.policy ? transformSteps(member.policy) : [];
+    const headline = headlineStep(steps);
+    if (headline) this.record(field, "Select", headline.action, headline, true, undefined, member, steps);
+    else this.record(field, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, member);
   }
 
   /** Simulate sanitizes without recording audit events. */
@@ -175,7 +187,8 @@ export class Sanitizer {
     const decision = ("path" in ref ? this.scopedNavigation(ref, feature) : null) ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
     if (decision.effect !== PolicyEffect.Deny) {
-      this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
+      if (feature === PolicyFeature.Select) this.recordSelect(ref.publicPath, ref.end, decision);
+      else this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
       return true;
     }
     const message = `${ref.publicPath} may not be used for ${name} (${decision.source})`;
@@ -327,7 +340,7 @@ export class Sanitizer {
     if (decision.effect === PolicyEffect.Deny) {
       this.record(publicPath, "Select", PolicyAction.Dropped, decision, !this.dryRun, `not selectable (${where} asked for the whole object)`, end);
       if (!this.dryRun) return;
-    } else this.record(publicPath, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, end);
+    } else this.recordSelect(publicPath, end, decision);
     kept.push(path);
     addRename(this.renames, members);
     this.noteTransform(path.split("."), end);

@@ -485,6 +485,48 @@ forEachTransformTarget("Guarded transforms", (ctx) => {
     });
   });
 
+  describe("the trace of a transformed member: its action and each step of its chain", () => {
+    const selectEntry = (result: Result, field: string) => {
+      const found = result.policy.entries.filter((e) => e.feature === "Select" && e.field === field);
+      expect(found, `one Select entry for ${field}`).to.have.length(1);
+      return found[0]!;
+    };
+
+    it("lists every step that applies, in chain order, each with its decorator; the entry names the step that decides", async () => {
+      const context = await contextOf(engineWith());
+      const result = await ctx.run(TrHolder, context, { selects: ["id", "score", "label", "rate", "since", "displayName"], orders: byId });
+      expect(selectEntry(result, "score")).to.deep.include({ action: "Masked", source: "QpMask on TrHolder.score", level: 1, enforced: true });
+      expect(selectEntry(result, "score").transforms).to.deep.equal([
+        { action: "Mutated", source: "QpMutate on TrHolder.score" },
+        { action: "Generalized", source: "QpGeneralize on TrHolder.score" },
+        { action: "Mutated", source: "QpFormat on TrHolder.score" },
+        { action: "Masked", source: "QpMask on TrHolder.score" },
+        { action: "Masked", source: "QpTruncate on TrHolder.score" },
+      ]);
+      // QpDefault short-circuits the chain: the other stages never apply.
+      expect(selectEntry(result, "label")).to.deep.include({ action: "Defaulted", source: "QpDefault on TrHolder.label", transforms: [{ action: "Defaulted", source: "QpDefault on TrHolder.label" }] });
+      expect(selectEntry(result, "rate")).to.deep.include({ action: "Generalized", source: "QpGeneralize on TrHolder.rate" });
+      expect(selectEntry(result, "since")).to.deep.include({ action: "Mutated", source: "QpFormat on TrHolder.since" });
+      expect(selectEntry(result, "displayName")).to.deep.include({ action: "Masked", source: "QpMask on TrHolder.displayName" });
+      expect(selectEntry(result, "id")).to.include({ action: "Allowed" }).and.not.have.property("transforms");
+    });
+
+    it("in the default projection and through a whole reference too", async () => {
+      const context = await contextOf(engineWith());
+      const members = await ctx.run(Member, context, { orders: byId, page: { pageNumber: 1, pageSize: 1 } });
+      expect(selectEntry(members, "balance")).to.deep.include({ action: "Generalized", transforms: [{ action: "Generalized", source: "QpGeneralize on Member.balance" }] });
+      expect(selectEntry(members, "nickname")).to.deep.include({
+        action: "Masked", source: "QpMask on Member.nickname",
+        transforms: [{ action: "Mutated", source: "QpMutate on Member.nickname" }, { action: "Masked", source: "QpMask on Member.nickname" }],
+      });
+      expect(selectEntry(members, "fee")).to.deep.include({ action: "Mutated", source: "QpFormat on Member.fee" });
+      expect(selectEntry(members, "bio")).to.deep.include({ action: "Masked", source: "QpTruncate on Member.bio" });
+      const holders = await ctx.run(TrHolder, context, { selects: ["id", "branch"], orders: byId, page: { pageNumber: 1, pageSize: 1 } });
+      expect(selectEntry(holders, "branch.manager")).to.deep.include({ action: "Masked", transforms: [{ action: "Masked", source: "QpMask on TrBranch.manager" }] });
+      expect(selectEntry(holders, "branch.town")).to.deep.include({ action: "Masked", source: "QpMask on TrBranch.town" });
+    });
+  });
+
   describe("rule 2: a text mask needs a member text can be assigned to", () => {
     it("is refused at the first guarded use of an unexposed class (default projection)", async () => {
       const context = await contextOf(engineWith());
