@@ -397,6 +397,11 @@ export class Sanitizer {
     });
   }
 
+  /** A Having that asks only for groups below the floor: thrown, or traced in a dry run. */
+  refuseGroupTooSmall(field: string, message: string): void {
+    this.refuse(PolicyErrorCode.GroupTooSmall, message, "having", field, "Group", null);
+  }
+
   countConditions(group: ConditionGroup | null | undefined): void {
     if (!group) return;
     this.conditionCount += group.conditions.length;
@@ -474,7 +479,8 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   const hidden: string[] = [];
   if (groupBy && s.floor > 1) {
     // The floor runs in SQL, so totals and pages count only the groups returned.
-    checkFloorRequest(having, groupBy.aggregateBy, s.floor);
+    const tooSmall = floorRequestProblem(having, groupBy.aggregateBy, s.floor);
+    if (tooSmall) s.refuseGroupTooSmall(tooSmall.field, tooSmall.message);
     groupBy = { ...groupBy, aggregateBy: [...groupBy.aggregateBy, { field: null, alias: groupFloorAlias, aggregator: Aggregator.Count }] };
     const floorCondition: Condition = { sort: 0, field: groupFloorAlias, dataType: DataType.Number, operator: Operator.GreaterThanOrEqual, values: [s.floor] };
     having = { sort: 0, connector: Connector.And, conditions: [floorCondition], subConditionGroups: having ? [{ ...having, sort: 0 }] : [] };
@@ -488,8 +494,8 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
  * condition on a Count alias whose largest admissible count is below it) asks for exactly what
  * the floor hides; it is refused instead of silently answering nothing.
  */
-function checkFloorRequest(having: ConditionGroup | null, aggregates: readonly AggregateBy[], floor: number): void {
-  if (!having || (having.connector === Connector.Or && having.conditions.length + having.subConditionGroups.length > 1)) return;
+function floorRequestProblem(having: ConditionGroup | null, aggregates: readonly AggregateBy[], floor: number): { field: string; message: string } | null {
+  if (!having || (having.connector === Connector.Or && having.conditions.length + having.subConditionGroups.length > 1)) return null;
   const counts = new Set(aggregates.filter((a) => a.aggregator === Aggregator.Count).map((a) => (a.alias ?? "").trim().toLowerCase()));
   for (const c of having.conditions) {
     if (!counts.has((c.field ?? "").trim().toLowerCase())) continue;
@@ -498,9 +504,13 @@ function checkFloorRequest(having: ConditionGroup | null, aggregates: readonly A
       : c.operator === Operator.LessThan ? numbers[0]! - 1
         : c.operator === Operator.LessThanOrEqual ? numbers[0]!
           : c.operator === Operator.Between ? numbers[1]! : Infinity;
-    if (largest < floor) policyError(PolicyErrorCode.GroupTooSmall, `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})`, "having");
+    if (largest < floor) return { field: c.field!, message: `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})` };
   }
-  having.subConditionGroups.forEach((g) => checkFloorRequest(g, aggregates, floor));
+  for (const group of having.subConditionGroups) {
+    const problem = floorRequestProblem(group, aggregates, floor);
+    if (problem) return problem;
+  }
+  return null;
 }
 
 /** Output names must be unique under both their public and real spellings (AmbiguousGroupKey). */
