@@ -56,8 +56,8 @@ async function guardedSamples(engine: QpPolicyEngine, rows = samples()) {
 describe("Transform strategies (pure functions)", () => {
   describe("the table: every MaskStrategy, GeneralizeMode, parameter, QpTruncate, QpFormat and Unicode case", () => {
     for (const row of strategyCases) {
-      it(`${row.what} | ${row.params} | ${row.showInput ?? show(row.input)} → ${row.showOutput ?? show(row.output)}`, () => {
-        expect(row.run()).to.deep.equal(row.output);
+      it(`${row.what} | ${row.params} | ${row.showInput ?? show(row.input)} → ${row.showOutput ?? show(row.output)}`, async () => {
+        expect(await row.run()).to.deep.equal(row.output);
       });
     }
   });

@@ -1,11 +1,15 @@
 // The table of pure transform cases: one row per MaskStrategy / GeneralizeMode / parameter case,
 // with the input and the output expected from the definitions in the doc comments of
 // lib/transform/strategies.ts (worked out by hand, not read from the engine). The strategies
-// test runs one `it` per row; test/transform/write-table.ts prints the rows as the README table.
+// test runs one `it` per row; docs/TRANSFORMS.md shows some of them as examples (docs.test.ts
+// checks each is a row here).
 import { createHmac } from "node:crypto";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../../lib/index.js";
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
 import { applyTextMask, format, generalize, hmac as hmacImpl, truncate } from "../../lib/transform/strategies.js";
+import { applyTransforms } from "../../lib/transform/apply.js";
+import type { TransformChain } from "../../lib/transform/field-transforms.js";
+import { QpPolicyContext } from "../../lib/policy/context.js";
 
 export interface StrategyCase {
   /** "MaskStrategy Full", "GeneralizeMode Round", "QpTruncate", "QpFormat", ... */
@@ -15,9 +19,10 @@ export interface StrategyCase {
   readonly input: unknown;
   /** The exact output; a function when the row checks a property instead (see `expectText`). */
   readonly output: unknown;
-  /** How the input/output are shown in the README when JSON would hide something (combining marks). */
+  /** How the input/output are shown in docs/TRANSFORMS.md when JSON would hide something (combining marks). */
   readonly showInput?: string;
   readonly showOutput?: string;
+  /** The output (a promise for rows that run a whole chain through applyTransforms). */
   readonly run: () => unknown;
 }
 
@@ -32,6 +37,18 @@ function mask(strategy: MaskStrategy, text: string, options: Omit<MaskOptions, "
 }
 
 const gen = (value: unknown, options: GeneralizeOptions) => generalize(value, options);
+
+/** One value through a chain as the engine applies it after a query (lib/transform/apply.ts). */
+async function throughChain(stages: Partial<TransformChain>, value: unknown): Promise<unknown> {
+  const chain: TransformChain = { source: "example", maskRegex: null, allowAggregate: false, minGroupSize: null, tokenScope: "example", ...stages };
+  const row = { value };
+  await applyTransforms(row, new Map([["value", { chain, children: new Map() }]]), { hashSalt: salt, vault: undefined, context: new QpPolicyContext() });
+  return row.value;
+}
+
+/** QpMutate transformers of the examples. */
+const reverse = { transform: (v: unknown) => (typeof v === "string" ? [...v].reverse().join("") : v) };
+const addOne = { transform: (v: unknown) => Number(v) + 1 };
 
 const family = "👩‍👩‍👧"; // one user-perceived character: three emoji joined by ZWJ
 const acute = "e\u0301"; // e + COMBINING ACUTE ACCENT: one character
@@ -98,6 +115,20 @@ export const strategyCases: StrategyCase[] = [
   // ---- Hash (pure function; the engine path is in the strategies test) --------------------
   { what: M("Hash"), params: `hashSalt "${salt}"`, input: "REF-1", output: expectedHash(salt, "REF-1"), run: () => hashOf("REF-1") },
   { what: M("Hash"), params: `hashSalt "${salt}"`, input: "Zürich", output: expectedHash(salt, "Zürich"), run: () => hashOf("Zürich") },
+
+  // ---- Null, QpDefault, QpMutate and a whole chain (through applyTransforms) ---------------------
+  { what: M("Null"), params: "defaults", input: "secret", output: null, run: () => throughChain({ mask: { strategy: MaskStrategy.Null } }, "secret") },
+  { what: M("Null"), params: "defaults (a number member)", input: 42, output: null, run: () => throughChain({ mask: { strategy: MaskStrategy.Null } }, 42) },
+  { what: "QpDefault", params: "QpDefault(\"n/a\")", input: "secret", output: "n/a", run: () => throughChain({ defaultValue: { value: "n/a" }, mask: { strategy: MaskStrategy.Full } }, "secret") },
+  { what: "QpDefault", params: "QpDefault() (no value)", input: "secret", output: null, run: () => throughChain({ defaultValue: { value: undefined } }, "secret") },
+  { what: "QpMutate", params: "a transformer that reverses text", input: "motto-1", output: "1-ottom", run: () => throughChain({ mutate: reverse }, "motto-1") },
+  { what: "QpMutate", params: "a transformer that adds 1, then QpGeneralize Round step 10", input: 14, output: "20", run: () => throughChain({ mutate: addOne, generalize: { mode: GeneralizeMode.Round, step: 10 } }, 14) },
+  {
+    what: "Chain", params: "QpMutate(+1), QpGeneralize Round step 10, QpFormat \"[{0}] pts\", QpMask Partial keepStart 2 keepEnd 2, QpTruncate(4, { ellipsis: \"~\" })", input: 14, output: "[2**~",
+    run: () => throughChain({
+      mutate: addOne, generalize: { mode: GeneralizeMode.Round, step: 10 }, format: "[{0}] pts", mask: { strategy: MaskStrategy.Partial, keepStart: 2, keepEnd: 2 }, truncate: { length: 4, ellipsis: "~" },
+    }, 14),
+  },
 
   // ---- Generalize: Round -----------------------------------------------------------------
   { what: G("Round"), params: "defaults (decimals 0)", input: 1234.567, output: "1235", run: () => gen(1234.567, { mode: GeneralizeMode.Round }) },
@@ -207,7 +238,7 @@ function hashOf(value: string): string {
 
 /**
  * Cases whose expected output is a property rather than one exact text: the output must be the
- * nearest multiple of step / the bucket of width step. Kept out of the README table until they pass.
+ * nearest multiple of step / the bucket of width step (exact rows for the same cases are in the table).
  */
 export interface PropertyCase {
   readonly what: string;
