@@ -1,5 +1,5 @@
 // Mask strategies, generalize modes, truncate and format: pure functions of one value, each
-// defined exactly in the README (with an input and an output for every row).
+// defined exactly in docs/TRANSFORMS.md (with tested inputs and outputs).
 import { createHmac } from "node:crypto";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
