@@ -4,6 +4,7 @@
 import type { MaskOptions } from "../../decorators/registry.js";
 import { LogicException } from "../errors/logic-exception.js";
 import { MaskStrategy, PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
+import { maskOptionsProblem } from "../transform/mask-checks.js";
 
 export interface QpRuleInput {
   readonly id?: string;
@@ -57,6 +58,9 @@ export function normalizeRule(input: QpRuleInput, id: string, changedBy: string 
   const mask = input.mask ?? null;
   if (effect === PolicyEffect.Mask && (!mask || !Object.values(MaskStrategy).includes(mask.strategy))) rejectRule("a Mask rule needs mask settings with a valid strategy");
   if (effect !== PolicyEffect.Mask && mask) rejectRule("only a Mask rule carries mask settings");
+  // The settings QpMask itself refuses (an unsafe pattern, a maskChar of two characters, ...).
+  const maskProblem = mask ? maskOptionsProblem(mask) : null;
+  if (maskProblem) rejectRule(`${maskProblem.message} (${maskProblem.code})`);
   const priority = input.priority === undefined ? 0 : Number(input.priority);
   if (!Number.isInteger(priority)) rejectRule("priority must be an integer");
   return {
