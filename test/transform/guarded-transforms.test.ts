@@ -552,6 +552,21 @@ forEachTransformTarget("Guarded transforms", (ctx) => {
       expect(leaked, `returned in clear although the member is masked: ${JSON.stringify(result.data)}`).to.deep.equal([]);
     }
 
+    it("a transformation on a whole navigation or embedded member is refused at the first guarded use, whatever the query selects", async () => {
+      const context = await contextOf(engineWith());
+      for (const [entity, member] of [[TrMaskedNavigation, "TrMaskedNavigation.branch"], [TrMaskedEmbedded, "TrMaskedEmbedded.address"]] as const) {
+        let caught: unknown;
+        try {
+          await ctx.run(entity, context, { selects: ["id"], orders: byId });
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught, member).to.be.instanceOf(QpConfigurationError);
+        expect((caught as QpConfigurationError).code).to.equal("TransformOnObjectMember");
+        expect((caught as Error).message).to.include(`QpMask on ${member}`);
+      }
+    });
+
     it("a mask on a whole navigation member never returns its values in clear", async () => {
       const context = await contextOf(engineWith());
       const names = moreTransformData().branches.map((b) => b.name);
