@@ -67,9 +67,9 @@ interface ClassRecord {
   readonly fields: Map<string, QpAttribute[]>;
 }
 
-/** Misuse of a decorator; the message names the class and property. */
+/** Misuse of a decorator; the message names the class and property, `code` the kind of misuse. */
 export class QpDecoratorError extends Error {
-  constructor(target: Function, property: string | null, message: string) {
+  constructor(target: Function, property: string | null, message: string, readonly code = "InvalidDecorator") {
     super(`${target.name}${property ? `.${property}` : ""}: ${message}`);
     this.name = "QpDecoratorError";
   }

@@ -2,18 +2,18 @@
 // recorded here and checked at configure time against the column they decorate.
 import { GeneralizeMode } from "../lib/shapes/policy-enums.js";
 import { fieldDecorator } from "./access.js";
-import { maskOptionsProblem, transformOptionsProblem } from "./transform-options.js";
+import { maskOptionsProblem, transformOptionsProblem } from "../lib/transform/mask-checks.js";
 import { type GeneralizeOptions, type IValueTransformer, type MaskOptions, QpDecoratorError, type TransformOptions } from "./registry.js";
 
 function checkTransform(target: Function, property: string, decorator: string, options: TransformOptions) {
   const problem = transformOptionsProblem(decorator, options);
-  if (problem) throw new QpDecoratorError(target, property, problem);
+  if (problem) throw new QpDecoratorError(target, property, problem.message, problem.code);
 }
 
 export function QpMask(options: MaskOptions) {
   return fieldDecorator("QpMask", options.overridable, (target, property) => {
     const problem = maskOptionsProblem(options);
-    if (problem) throw new QpDecoratorError(target, property, problem);
+    if (problem) throw new QpDecoratorError(target, property, problem.message, problem.code);
     return { kind: "mask", options };
   });
 }

@@ -4,6 +4,7 @@
 // Allow. Deterministic for equal inputs.
 import { PolicyEffect, PolicyFeature, PolicyLevel } from "../shapes/policy-enums.js";
 import { type MemberPolicy, describeSource } from "./entity-policy.js";
+import { isTransformAttribute } from "../transform/field-transforms.js";
 
 export interface DecisionSource {
   readonly effect: PolicyEffect;
@@ -31,8 +32,6 @@ export function compareSources(a: DecisionSource, b: DecisionSource): number {
   return a.level - b.level || b.specificity - a.specificity || b.priority - a.priority || effectStrength[b.effect] - effectStrength[a.effect] || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0);
 }
 
-const transformKinds = new Set(["mask", "mutate", "default", "generalize", "truncate", "format"]);
-
 /** Sources from a member's decorators for one feature. */
 export function attributeSources(policy: MemberPolicy | undefined, feature: PolicyFeature): DecisionSource[] {
   if (!policy) return [];
@@ -41,7 +40,7 @@ export function attributeSources(policy: MemberPolicy | undefined, feature: Poli
     const level = attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute;
     if (attribute.kind === "access" && (attribute.features & feature) !== 0) {
       sources.push({ effect: PolicyEffect.Deny, level, specificity: 1, priority: 0, source: describeSource(attribute, policy) });
-    } else if (transformKinds.has(attribute.kind) && feature === PolicyFeature.Select) {
+    } else if (isTransformAttribute(attribute) && feature === PolicyFeature.Select) {
       sources.push({ effect: PolicyEffect.Mask, level, specificity: 1, priority: 0, source: describeSource(attribute, policy) });
     }
   }

@@ -15,7 +15,7 @@ import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
 import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, subjectKey } from "../rules/rule.js";
 import { modelOfClass } from "../model/entity-model.js";
-import { transformChainOf } from "../transform/field-transforms.js";
+import { checkEntityTransforms } from "../transform/entity-checks.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
 
 let engineCount = 0;
@@ -28,7 +28,7 @@ export class QpPolicyEngine {
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
-    for (const [, entity] of this.options.entities.entries()) checkTransforms(entity);
+    for (const [, entity] of this.options.entities.entries()) checkEntityTransforms(modelOfClass(entity));
     this.ruleStore = providers.ruleStore ?? new QpInMemoryRuleStore();
     this.snapshots = new RuleSnapshots(this.ruleStore, this.options, providers.clock);
   }
@@ -104,21 +104,6 @@ export class QpPolicyEngine {
 }
 
 const isResolved = (options: object): options is QpPolicyOptions => "entities" in options && "caps" in options && typeof (options as QpPolicyOptions).maxSnapshotAge === "number" && typeof (options as QpPolicyOptions).refreshInterval === "number" && (options as QpPolicyOptions).caps !== undefined && "maxPageSize" in (options as QpPolicyOptions).caps;
-
-/** Configure-time checks of an exposed entity's transformation decorators (rule 2 and friends). */
-function checkTransforms(entity: Function, seen = new Set<Function>()): void {
-  if (seen.has(entity)) return;
-  seen.add(entity);
-  const walk = (scope: ReturnType<typeof modelOfClass>["scope"], owner: Function) => {
-    const policy = classPolicyOf(owner);
-    for (const member of scope.all()) {
-      if (member.kind === "embedded") walk(member.scope, member.target);
-      else transformChainOf(policy.members.get(member.name), member.kind === "column" ? member.fieldKind : null);
-    }
-  };
-  const model = modelOfClass(entity);
-  walk(model.scope, entity);
-}
 
 let defaultEngine: QpPolicyEngine | null = null;
 

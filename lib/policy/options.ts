@@ -76,9 +76,9 @@ export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entit
   entities?: QpEntityCatalogue;
 };
 
-/** A startup failure: the message says what to fix. */
+/** A startup failure (or one at the first guarded use of an unexposed entity): the message says what to fix, `code` which rule. */
 export class QpConfigurationError extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly code = "InvalidConfiguration") {
     super(message);
     this.name = "QpConfigurationError";
   }

@@ -24,6 +24,8 @@ import { recordAudit } from "./audit.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
+import { checkEntityTransforms } from "../transform/entity-checks.js";
+import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { Aggregator } from "../shapes/enums.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
@@ -77,6 +79,7 @@ export class Sanitizer {
   ) {
     this.floor = options.caps.minGroupSize;
     checkAliasCollisions(classPolicyOf(root.target), root.scope);
+    checkEntityTransforms(root); // and every entity a path can reach from it
   }
 
   /**
@@ -114,9 +117,20 @@ export class Sanitizer {
     return this.options.dryRun;
   }
 
-  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember) {
-    this.entries.push({ field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}) });
+  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember, transforms?: readonly TransformStep[]) {
+    this.entries.push({
+      field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}),
+      ...(transforms ? { transforms: transforms.map((t) => ({ action: t.action, source: t.source })) } : {}),
+    });
     if (member) this.auditUse(member, field, feature, action, enforced);
+  }
+
+  /** A selected member's entry: Allowed, Masked by a rule's mask, or what its decorator chain does (Defaulted, Masked, Generalized, Mutated). */
+  private recordSelect(field: string, member: PolicyMember, decision: Decision): void {
+    const steps = decision.effect === PolicyEffect.Mask && !decision.mask && member.policy ? transformSteps(member.policy) : [];
+    const headline = headlineStep(steps);
+    if (headline) this.record(field, "Select", headline.action, headline, true, undefined, member, steps);
+    else this.record(field, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, member);
   }
 
   /** Simulate sanitizes without recording audit events. */
@@ -182,7 +196,8 @@ export class Sanitizer {
     const decision = scoped ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
     if (decision.effect !== PolicyEffect.Deny) {
-      this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
+      if (feature === PolicyFeature.Select) this.recordSelect(ref.publicPath, ref.end, decision);
+      else this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
       return true;
     }
     const message = `${ref.publicPath} may not be used for ${name} (${decision.source})`;
@@ -336,7 +351,7 @@ export class Sanitizer {
     if (decision.effect === PolicyEffect.Deny) {
       this.record(publicPath, "Select", PolicyAction.Dropped, decision, !this.dryRun, `not selectable (${where} asked for the whole object)`, end);
       if (!this.dryRun) return;
-    } else this.record(publicPath, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, end);
+    } else this.recordSelect(publicPath, end, decision);
     kept.push(path);
     addRename(this.renames, members);
     this.noteTransform(path.split("."), end);
@@ -391,6 +406,11 @@ export class Sanitizer {
       if (chain && valueOut && a.alias) addTransform(this.transforms, [a.alias.trim()], chain);
       return { ...a, field: ref.canonical };
     });
+  }
+
+  /** A Having that asks only for groups below the floor: thrown, or traced in a dry run. */
+  refuseGroupTooSmall(field: string, message: string): void {
+    this.refuse(PolicyErrorCode.GroupTooSmall, message, "having", field, "Group", null);
   }
 
   countConditions(group: ConditionGroup | null | undefined): void {
@@ -470,7 +490,8 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   const hidden: string[] = [];
   if (groupBy && s.floor > 1) {
     // The floor runs in SQL, so totals and pages count only the groups returned.
-    checkFloorRequest(s, having, groupBy.aggregateBy, s.floor);
+    const tooSmall = floorRequestProblem(having, groupBy.aggregateBy, s.floor);
+    if (tooSmall) s.refuseGroupTooSmall(tooSmall.field, tooSmall.message);
     groupBy = { ...groupBy, aggregateBy: [...groupBy.aggregateBy, { field: null, alias: groupFloorAlias, aggregator: Aggregator.Count }] };
     const floorCondition: Condition = { sort: 0, field: groupFloorAlias, dataType: DataType.Number, operator: Operator.GreaterThanOrEqual, values: [s.floor] };
     having = { sort: 0, connector: Connector.And, conditions: [floorCondition], subConditionGroups: having ? [{ ...having, sort: 0 }] : [] };
@@ -484,8 +505,8 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
  * condition on a Count alias whose largest admissible count is below it) asks for exactly what
  * the floor hides; it is refused instead of silently answering nothing.
  */
-function checkFloorRequest(s: Sanitizer, having: ConditionGroup | null, aggregates: readonly AggregateBy[], floor: number): void {
-  if (!having || (having.connector === Connector.Or && having.conditions.length + having.subConditionGroups.length > 1)) return;
+function floorRequestProblem(having: ConditionGroup | null, aggregates: readonly AggregateBy[], floor: number): { field: string; message: string } | null {
+  if (!having || (having.connector === Connector.Or && having.conditions.length + having.subConditionGroups.length > 1)) return null;
   const counts = new Set(aggregates.filter((a) => a.aggregator === Aggregator.Count).map((a) => (a.alias ?? "").trim().toLowerCase()));
   for (const c of having.conditions) {
     if (!counts.has((c.field ?? "").trim().toLowerCase())) continue;
@@ -494,9 +515,13 @@ function checkFloorRequest(s: Sanitizer, having: ConditionGroup | null, aggregat
       : c.operator === Operator.LessThan ? numbers[0]! - 1
         : c.operator === Operator.LessThanOrEqual ? numbers[0]!
           : c.operator === Operator.Between ? numbers[1]! : Infinity;
-    if (largest < floor) s.refuse(PolicyErrorCode.GroupTooSmall, `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})`, "having", c.field ?? "", "Having", null);
+    if (largest < floor) return { field: c.field!, message: `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})` };
   }
-  having.subConditionGroups.forEach((g) => checkFloorRequest(s, g, aggregates, floor));
+  for (const group of having.subConditionGroups) {
+    const problem = floorRequestProblem(group, aggregates, floor);
+    if (problem) return problem;
+  }
+  return null;
 }
 
 /** Output names must be unique under both their public and real spellings (AmbiguousGroupKey). */

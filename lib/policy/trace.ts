@@ -13,6 +13,8 @@ export interface PolicyTraceEntry {
   /** false only in dry run, for an action that would have been taken. */
   readonly enforced: boolean;
   readonly reason?: string;
+  /** For a member whose values are transformed by its decorators: each step that applies, in chain order. */
+  readonly transforms?: readonly { readonly action: PolicyAction; readonly source: string }[];
 }
 
 export interface PolicyTrace {

@@ -2,9 +2,9 @@
 // features, which effect (Allow, Mask with mask settings, Deny), and a priority. Validated on
 // write; a rule on a field sealed for those features is rejected.
 import type { MaskOptions } from "../../decorators/registry.js";
-import { maskOptionsProblem } from "../../decorators/transform-options.js";
 import { LogicException } from "../errors/logic-exception.js";
 import { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
+import { maskOptionsProblem } from "../transform/mask-checks.js";
 
 export interface QpRuleInput {
   readonly id?: string;
@@ -59,8 +59,8 @@ export function normalizeRule(input: QpRuleInput, id: string, changedBy: string 
   if (effect === PolicyEffect.Mask && (mask === null || typeof mask !== "object" || Array.isArray(mask))) rejectRule("a Mask rule needs mask settings { strategy, … }");
   if (effect !== PolicyEffect.Mask && mask) rejectRule("only a Mask rule carries mask settings");
   // The same checks, and the same words, as the QpMask decorator.
-  const maskProblem = mask && maskOptionsProblem(mask);
-  if (maskProblem) rejectRule(maskProblem);
+  const maskProblem = mask ? maskOptionsProblem(mask) : null;
+  if (maskProblem) rejectRule(maskProblem.message);
   const priority = input.priority === undefined ? 0 : Number(input.priority);
   if (!Number.isInteger(priority)) rejectRule("priority must be an integer");
   return {

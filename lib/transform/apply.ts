@@ -1,5 +1,6 @@
 // Applying chains to results, after materialization, on QueryLib's own detached objects: a
-// stored row never changes. Tokens for a page come from one vault call per scope.
+// stored row never changes. Values are transformed in one walk; tokenized ones wait for one
+// vault call per page and scope, and a vault failure fails the query.
 import { MaskStrategy } from "../shapes/policy-enums.js";
 import { PolicyErrorCode, PolicyException, policyError } from "../errors/policy-exception.js";
 import type { QpPolicyContext } from "../policy/context.js";
@@ -16,12 +17,13 @@ export interface TransformEnvironment {
   readonly context: QpPolicyContext;
 }
 
+/** A tokenized value waiting for the vault. */
 interface Slot {
   readonly holder: Record<string, unknown>;
   readonly key: string;
   readonly chain: TransformChain;
   /** The value after mutate, generalize and format; what the mask sees. */
-  pre: unknown;
+  readonly pre: unknown;
 }
 
 /** A chain's needs that configuration must meet: a salt of 16+ characters for Hash, a vault for Tokenize. */
@@ -34,19 +36,28 @@ export function checkChainNeeds(chain: TransformChain, env: Pick<TransformEnviro
   }
 }
 
-function collect(value: unknown, tree: TransformTree, slots: Slot[], env: TransformEnvironment): void {
+/** Transforms every value the tree names in place, except tokenized ones: those wait in `pending` for the vault. */
+function transformTree(value: unknown, tree: TransformTree, pending: Slot[], env: TransformEnvironment): void {
   if (value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
-    for (const item of value) collect(item, tree, slots, env);
+    for (const item of value) transformTree(item, tree, pending, env);
     return;
   }
   const holder = value as Record<string, unknown>;
   for (const [key, node] of tree) {
     if (!(key in holder)) continue;
-    if (node.chain) slots.push({ holder, key, chain: node.chain, pre: beforeMask(holder[key], node.chain, env, key) });
-    else collect(holder[key], node.children, slots, env);
+    if (!node.chain) transformTree(holder[key], node.children, pending, env);
+    else {
+      const pre = beforeMask(holder[key], node.chain, env, key);
+      if (needsToken(node.chain, pre)) pending.push({ holder, key, chain: node.chain, pre });
+      else holder[key] = afterMask(node.chain, pre, undefined, env);
+    }
   }
 }
+
+const needsToken = (chain: TransformChain, pre: unknown) => chain.mask?.strategy === MaskStrategy.Tokenize && !chain.defaultValue && pre !== null && pre !== undefined;
+
+const asText = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
 function beforeMask(value: unknown, chain: TransformChain, env: TransformEnvironment, field: string): unknown {
   if (chain.defaultValue) return chain.defaultValue.value ?? null;
@@ -58,39 +69,37 @@ function beforeMask(value: unknown, chain: TransformChain, env: TransformEnviron
   return v;
 }
 
-function afterMask(slot: Slot, tokens: ReadonlyMap<string, ReadonlyMap<string, string>>, env: TransformEnvironment): unknown {
-  const { chain } = slot;
-  if (chain.defaultValue) return slot.pre;
-  let v = slot.pre;
+/** The value after mask and truncate; `token` is the vault's token for a tokenized value. */
+function afterMask(chain: TransformChain, pre: unknown, token: string | undefined, env: TransformEnvironment): unknown {
+  if (chain.defaultValue) return pre;
+  let v = pre;
   if (v === null || v === undefined) return null;
-  const text = v instanceof Date ? v.toISOString() : String(v);
   if (chain.mask) {
+    const text = asText(v);
     switch (chain.mask.strategy) {
       case MaskStrategy.Null: return null;
       case MaskStrategy.Hash: v = hmac(env.hashSalt!, text); break;
-      case MaskStrategy.Tokenize: {
-        const token = tokens.get(chain.tokenScope)?.get(text);
+      case MaskStrategy.Tokenize:
         if (typeof token !== "string") policyError(PolicyErrorCode.StoreUnavailable, `the token vault returned no token for a value of ${chain.source}; no value is returned in clear`);
         v = token;
         break;
-      }
       default: v = applyTextMask(text, chain.mask, chain.maskRegex);
     }
   }
-  if (chain.truncate && v !== null) v = truncate(String(v), chain.truncate.length, chain.truncate.ellipsis);
+  if (chain.truncate && v !== null) v = truncate(asText(v), chain.truncate.length, chain.truncate.ellipsis);
   return v;
 }
 
 /** Transforms every member the tree names, in place. A vault failure fails the query: no value is left in clear. */
 export async function applyTransforms(data: unknown, tree: TransformTree, env: TransformEnvironment): Promise<void> {
   if (tree.size === 0) return;
-  const slots: Slot[] = [];
-  collect(data, tree, slots, env);
+  const pending: Slot[] = [];
+  transformTree(data, tree, pending, env);
+  if (pending.length === 0) return;
   const byScope = new Map<string, Set<string>>();
-  for (const slot of slots) {
-    if (slot.chain.mask?.strategy !== MaskStrategy.Tokenize || slot.chain.defaultValue || slot.pre === null || slot.pre === undefined) continue;
+  for (const slot of pending) {
     const values = byScope.get(slot.chain.tokenScope) ?? new Set<string>();
-    values.add(slot.pre instanceof Date ? slot.pre.toISOString() : String(slot.pre));
+    values.add(asText(slot.pre));
     byScope.set(slot.chain.tokenScope, values);
   }
   const tokens = new Map<string, ReadonlyMap<string, string>>();
@@ -100,7 +109,7 @@ export async function applyTransforms(data: unknown, tree: TransformTree, env: T
     if (error instanceof PolicyException) throw error;
     policyError(PolicyErrorCode.StoreUnavailable, `the token vault failed (${(error as Error).message}); no value is returned in clear`);
   }
-  for (const slot of slots) slot.holder[slot.key] = afterMask(slot, tokens, env);
+  for (const slot of pending) slot.holder[slot.key] = afterMask(slot.chain, slot.pre, tokens.get(slot.chain.tokenScope)?.get(asText(slot.pre)), env);
 }
 
 export function addTransform(tree: TransformTree, path: readonly string[], chain: TransformChain | null): void {

@@ -35,15 +35,20 @@ export function transformChainOf(policy: MemberPolicy | undefined, kind: FieldKi
   return chain;
 }
 
+const transformKinds: ReadonlySet<QpAttribute["kind"]> = new Set(["mask", "mutate", "default", "generalize", "truncate", "format"]);
+
+/** QpMask, QpMutate, QpDefault, QpGeneralize, QpTruncate and QpFormat. */
+export const isTransformAttribute = (attribute: QpAttribute): boolean => transformKinds.has(attribute.kind);
+
 function build(policy: MemberPolicy, kind: FieldKind | null): TransformChain | null {
-  const transforms = policy.attributes.filter((a) => ["mask", "mutate", "default", "generalize", "truncate", "format"].includes(a.kind));
+  const transforms = policy.attributes.filter(isTransformAttribute);
   if (transforms.length === 0) return null;
   const where = `${policy.owner.name}.${policy.property}`;
   const pick = <K extends QpAttribute["kind"]>(k: K) => transforms.find((a) => a.kind === k) as Extract<QpAttribute, { kind: K }> | undefined;
   const mask = pick("mask");
   // Rule 2: every stage but the Null mask emits text; a mask belongs on a member text can be assigned to.
   if (mask && mask.options.strategy !== MaskStrategy.Null && kind !== null && !textKinds.includes(kind) && !pick("generalize") && !pick("format")) {
-    throw new QpConfigurationError(`QpMask on ${where}: masks emit text and ${policy.property} is a ${kind} field; use QpGeneralize for numbers and dates, or the Null strategy`);
+    throw new QpConfigurationError(`QpMask on ${where}: masks emit text and ${policy.property} is a ${kind} field; use QpGeneralize for numbers and dates, or the Null strategy`, "MaskNeedsTextMember");
   }
   const options = transforms.map((t) => ("options" in t ? t.options : {})) as { allowAggregate?: boolean; minGroupSize?: number }[];
   const floors = options.map((o) => o.minGroupSize).filter((n): n is number => n !== undefined);

@@ -1,10 +1,11 @@
 // Mask strategies, generalize modes, truncate and format: pure functions of one value, each
-// defined exactly in the README (with an input and an output for every row).
+// defined exactly in docs/TRANSFORMS.md (with tested inputs and outputs).
 import { createHmac } from "node:crypto";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
-import { characters } from "./characters.js";
+import { characterView, characters, offsetAfter } from "./characters.js";
 import { maxRegexInput } from "./safe-regex.js";
+import { decimalText, multipleOf, roundTo, toDecimal } from "./decimal.js";
 
 const defaultMaskChar = "*";
 
@@ -15,44 +16,52 @@ function repeat(char: string, count: number): string {
 /** Full: every character becomes maskChar; without preserveLength, always 8 of them (hides the length). */
 export function maskFull(text: string, o: MaskOptions): string {
   const char = o.maskChar ?? defaultMaskChar;
-  return o.preserveLength === false ? repeat(char, 8) : repeat(char, characters(text).length);
+  return o.preserveLength === false ? repeat(char, 8) : repeat(char, characterView(text).length);
 }
 
 /** Partial: keepStart (1) and keepEnd (1) characters stay; too short a value is masked whole. */
 export function maskPartial(text: string, o: MaskOptions): string {
-  const chars = characters(text);
+  const chars = characterView(text);
   const start = o.keepStart ?? 1;
   const end = o.keepEnd ?? 1;
   const char = o.maskChar ?? defaultMaskChar;
-  if (chars.length <= start + end) return maskFull(text, o);
-  const middle = chars.length - start - end;
-  return chars.slice(0, start).join("") + (o.preserveLength === false ? repeat(char, 4) : repeat(char, middle)) + chars.slice(chars.length - end).join("");
+  if (chars.length <= start + end) return o.preserveLength === false ? repeat(char, 8) : repeat(char, chars.length);
+  const middle = o.preserveLength === false ? 4 : chars.length - start - end;
+  return chars.slice(0, start) + repeat(char, middle) + chars.slice(chars.length - end);
 }
 
 /** Email: the local part keeps keepStart (1) characters; the domain stays; no "@" → Full. */
 export function maskEmail(text: string, o: MaskOptions): string {
   const at = text.lastIndexOf("@");
   if (at <= 0) return maskFull(text, o);
-  const local = characters(text.slice(0, at));
+  const local = characterView(text.slice(0, at));
   const start = Math.min(o.keepStart ?? 1, local.length);
   const char = o.maskChar ?? defaultMaskChar;
   const hidden = o.preserveLength === false ? 3 : local.length - start;
-  return local.slice(0, start).join("") + repeat(char, hidden) + text.slice(at);
+  return local.slice(0, start) + repeat(char, hidden) + text.slice(at);
 }
+
+/** A decimal digit of any script (\p{Nd}), as one whole character; ASCII without a regex. */
+const isDigit = (c: string) => (c.length === 1 && c >= "0" && c <= "9") || (c > "\u007f" && /^\p{Nd}$/u.test(c));
 
 /** Phone: digits become maskChar except the first keepStart (0) and last keepEnd (4); other characters stay. */
 export function maskPhone(text: string, o: MaskOptions): string {
   const chars = characters(text);
-  const digits = chars.filter((c) => /^\p{Nd}$/u.test(c)).length;
+  const digitAt = chars.map(isDigit);
+  const digits = digitAt.filter(Boolean).length;
   const start = o.keepStart ?? 0;
   const end = o.keepEnd ?? 4;
   const char = o.maskChar ?? defaultMaskChar;
   let seen = 0;
-  return chars.map((c) => {
-    if (!/^\p{Nd}$/u.test(c)) return c;
-    seen++;
-    return seen <= start || seen > digits - end ? c : char;
-  }).join("");
+  let result = "";
+  for (let i = 0; i < chars.length; i++) {
+    if (!digitAt[i]) result += chars[i];
+    else {
+      seen++;
+      result += seen <= start || seen > digits - end ? chars[i] : char;
+    }
+  }
+  return result;
 }
 
 /** Regex: every match of pattern is replaced by replacement (default "***"); values over 10,000 characters are masked Full. */
@@ -100,32 +109,31 @@ function datePart(date: Date, part: DatePart): string {
   }
 }
 
-/** Fixed decimals without float noise (and without "-0"). */
-function fixed(value: number, decimals: number): string {
-  const text = value.toFixed(decimals);
-  return /^-0(\.0+)?$/.test(text) ? text.slice(1) : text;
-}
 
 /**
- * Round: a number to `decimals` (0) places, or to the nearest multiple of `step`. Bucket: the
- * half-open range of width `step` holding the number, "lo-hi". DatePart: a date's Year "2024",
- * Quarter "2024-Q1", Month "2024-03" or Day "2024-03-15" (UTC). Truncate: a number cut toward
- * zero to `decimals` places; a date cut to the start of `part` (Day by default), as ISO text.
+ * Round: a number to `decimals` (0) places, or to the nearest multiple of `step` shown with
+ * `decimals` places (default: as many as `step` has); halves round up. Bucket: the half-open
+ * range of width `step` holding the number, "lo-hi", with the same places. DatePart: a date's
+ * Year "2024", Quarter "2024-Q1", Month "2024-03" or Day "2024-03-15" (UTC). Truncate: a number
+ * cut toward zero to `decimals` places; a date cut to the start of `part` (Day by default), as
+ * ISO text. Numbers are computed as exact decimals (0.1 + 0.2 is 0.3).
  */
 export function generalize(value: unknown, o: GeneralizeOptions): string | null {
-  const decimals = o.decimals ?? 0;
   switch (o.mode) {
     case GeneralizeMode.Round: {
-      const n = Number(value);
-      if (!Number.isFinite(n)) return null;
-      if (o.step) return fixed(Math.round(n / o.step) * o.step, decimals);
-      return fixed(Math.round(n * 10 ** decimals) / 10 ** decimals, decimals);
+      const d = toDecimal(value);
+      if (!d) return null;
+      if (!o.step) return decimalText(d, o.decimals ?? 0);
+      const step = toDecimal(o.step)!;
+      return decimalText(multipleOf(d, step, "nearest").lo, o.decimals ?? step.scale);
     }
     case GeneralizeMode.Bucket: {
-      const n = Number(value);
-      if (!Number.isFinite(n)) return null;
-      const lo = Math.floor(n / o.step!) * o.step!;
-      return `${fixed(lo, decimals)}-${fixed(lo + o.step!, decimals)}`;
+      const d = toDecimal(value);
+      if (!d) return null;
+      const step = toDecimal(o.step!)!;
+      const { lo, hi } = multipleOf(d, step, "floor");
+      const places = o.decimals ?? step.scale;
+      return `${decimalText(lo, places)}-${decimalText(hi, places)}`;
     }
     case GeneralizeMode.DatePart: {
       const date = asDate(value);
@@ -139,22 +147,26 @@ export function generalize(value: unknown, o: GeneralizeOptions): string | null 
         const day = part === DatePart.Day ? date.getUTCDate() : 1;
         return new Date(Date.UTC(date.getUTCFullYear(), month, day)).toISOString().slice(0, 10);
       }
-      const n = Number(value);
-      if (!Number.isFinite(n)) return null;
-      return fixed(Math.trunc(n * 10 ** decimals) / 10 ** decimals, decimals);
+      const d = toDecimal(value);
+      if (!d) return null;
+      const decimals = o.decimals ?? 0;
+      return decimalText(roundTo(d, decimals, "towardZero"), decimals);
     }
   }
 }
 
 /** Truncate: text longer than `length` characters keeps `length` of them plus the ellipsis. */
 export function truncate(text: string, length: number, ellipsis: string): string {
-  const chars = characters(text);
-  return chars.length <= length ? text : chars.slice(0, length).join("") + ellipsis;
+  // A text of at most `length` UTF-16 units has at most `length` characters.
+  if (text.length <= length) return text;
+  const cut = offsetAfter(text, length);
+  return cut === null ? text : text.slice(0, cut) + ellipsis;
 }
 
 /**
- * Format: `{0}` is the value as text; `{0:F2}` a number with 2 fixed decimals; `{0:yyyy-MM-dd}`
- * a date (UTC) with the tokens yyyy, MM, dd, HH, mm, ss. `{{` and `}}` are literal braces.
+ * Format: `{0}` is the value as text; `{0:F2}` a number with 2 fixed decimals (halves away from
+ * zero, on the exact decimal); `{0:yyyy-MM-dd}` a date (UTC) with the tokens yyyy, MM, dd, HH,
+ * mm, ss. `{{` and `}}` are literal braces.
  */
 export function format(template: string, value: unknown): string {
   return template.replace(/\{\{|\}\}|\{0(?::([^}]*))?\}/g, (token, spec: string | undefined) => {
@@ -163,8 +175,8 @@ export function format(template: string, value: unknown): string {
     if (!spec) return value instanceof Date ? value.toISOString() : String(value);
     const decimals = /^F(\d{1,2})$/i.exec(spec);
     if (decimals) {
-      const n = Number(value);
-      return Number.isFinite(n) ? fixed(n, Number(decimals[1])) : String(value);
+      const d = toDecimal(value);
+      return d ? decimalText(d, Number(decimals[1]), "halfAwayFromZero") : String(value);
     }
     const date = asDate(value);
     if (!date) return String(value);

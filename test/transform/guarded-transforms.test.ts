@@ -7,15 +7,15 @@
 import "reflect-metadata";
 import { expect } from "chai";
 import { createHmac } from "node:crypto";
-import { Column, Entity, PrimaryColumn, type DataSource, type ObjectLiteral } from "typeorm";
+import { Column, Entity, JoinColumn, ManyToOne, OneToOne, PrimaryColumn, type DataSource, type ObjectLiteral } from "typeorm";
 import {
-  MaskStrategy, PolicyErrorCode, PolicyException, QpConfigurationError, QpEntityCatalogue, QpInMemoryTokenVault, QpMask,
+  GeneralizeMode, MaskStrategy, PolicyErrorCode, PolicyException, QpConfigurationError, QpDefault, QpEntityCatalogue, QpGeneralize, QpInMemoryTokenVault, QpMask, QpTruncate,
   QpPolicyContext, QpPolicyEngine, applyPolicy, type IQpTokenVault, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
 import { type Dialect, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { Member, memberData } from "./domain.js";
 import {
-  CountingMutator, TrBadNumberMask, TrBranch, TrCard, TrHolder, TrMaskedEmbedded, TrMaskedNavigation, branchCities, moreTransformData, moreTransformEntities, regionOf,
+  CountingMutator, TrAddress, TrBadNumberMask, TrBranch, TrCard, TrHolder, TrMaskedEmbedded, TrMaskedNavigation, branchCities, moreTransformData, moreTransformEntities, regionOf,
 } from "./more-domain.js";
 
 const SALT = "0123456789abcdef-salt";
@@ -241,6 +241,56 @@ class TrBadHashNumber {
   @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "int" }) amount!: number;
 }
 
+/** Other transformation decorators on object members, and rule 2 broken where a query only reaches it. */
+@Entity("tr_truncated_navigation")
+class TrTruncatedNavigation {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @Column({ type: "int" }) branchId!: number;
+  @QpTruncate(3) @ManyToOne(() => TrBranch) @JoinColumn({ name: "branchId" }) branch!: TrBranch;
+}
+
+@Entity("tr_generalized_embedded")
+class TrGeneralizedEmbedded {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpGeneralize({ mode: GeneralizeMode.Round }) @Column(() => TrAddress) address!: TrAddress;
+}
+
+@Entity("tr_defaulted_reference")
+class TrDefaultedReference {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpDefault() @OneToOne(() => TrBranch) @JoinColumn() branch!: TrBranch;
+}
+
+class TrBadAddress {
+  @QpMask({ strategy: MaskStrategy.Partial }) @Column({ type: "int" }) zip!: number;
+}
+
+@Entity("tr_bad_inside_embedded")
+class TrBadInsideEmbedded {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @Column(() => TrBadAddress) address!: TrBadAddress;
+}
+
+@Entity("tr_ref_to_bad")
+class TrRefToBad {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @Column({ type: "int" }) badId!: number;
+  @ManyToOne(() => TrBadNumberMask) @JoinColumn({ name: "badId" }) bad!: TrBadNumberMask;
+}
+
+/** The QpConfigurationError an action throws (its message and code), or "accepted". */
+function configurationErrorOf(action: () => unknown): { code: string; message: string } | "accepted" {
+  try {
+    action();
+  } catch (error) {
+    expect(error).to.be.instanceOf(QpConfigurationError);
+    return { code: (error as QpConfigurationError).code, message: (error as Error).message };
+  }
+  return "accepted";
+}
+
+const exposing = (entity: Function) => () => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(entity, "x") });
+
 // =====================================================================================================
 
 forEachTransformTarget("Guarded transforms", (ctx) => {
@@ -435,6 +485,48 @@ forEachTransformTarget("Guarded transforms", (ctx) => {
     });
   });
 
+  describe("the trace of a transformed member: its action and each step of its chain", () => {
+    const selectEntry = (result: Result, field: string) => {
+      const found = result.policy.entries.filter((e) => e.feature === "Select" && e.field === field);
+      expect(found, `one Select entry for ${field}`).to.have.length(1);
+      return found[0]!;
+    };
+
+    it("lists every step that applies, in chain order, each with its decorator; the entry names the step that decides", async () => {
+      const context = await contextOf(engineWith());
+      const result = await ctx.run(TrHolder, context, { selects: ["id", "score", "label", "rate", "since", "displayName"], orders: byId });
+      expect(selectEntry(result, "score")).to.deep.include({ action: "Masked", source: "QpMask on TrHolder.score", level: 1, enforced: true });
+      expect(selectEntry(result, "score").transforms).to.deep.equal([
+        { action: "Mutated", source: "QpMutate on TrHolder.score" },
+        { action: "Generalized", source: "QpGeneralize on TrHolder.score" },
+        { action: "Mutated", source: "QpFormat on TrHolder.score" },
+        { action: "Masked", source: "QpMask on TrHolder.score" },
+        { action: "Masked", source: "QpTruncate on TrHolder.score" },
+      ]);
+      // QpDefault short-circuits the chain: the other stages never apply.
+      expect(selectEntry(result, "label")).to.deep.include({ action: "Defaulted", source: "QpDefault on TrHolder.label", transforms: [{ action: "Defaulted", source: "QpDefault on TrHolder.label" }] });
+      expect(selectEntry(result, "rate")).to.deep.include({ action: "Generalized", source: "QpGeneralize on TrHolder.rate" });
+      expect(selectEntry(result, "since")).to.deep.include({ action: "Mutated", source: "QpFormat on TrHolder.since" });
+      expect(selectEntry(result, "displayName")).to.deep.include({ action: "Masked", source: "QpMask on TrHolder.displayName" });
+      expect(selectEntry(result, "id")).to.include({ action: "Allowed" }).and.not.have.property("transforms");
+    });
+
+    it("in the default projection and through a whole reference too", async () => {
+      const context = await contextOf(engineWith());
+      const members = await ctx.run(Member, context, { orders: byId, page: { pageNumber: 1, pageSize: 1 } });
+      expect(selectEntry(members, "balance")).to.deep.include({ action: "Generalized", transforms: [{ action: "Generalized", source: "QpGeneralize on Member.balance" }] });
+      expect(selectEntry(members, "nickname")).to.deep.include({
+        action: "Masked", source: "QpMask on Member.nickname",
+        transforms: [{ action: "Mutated", source: "QpMutate on Member.nickname" }, { action: "Masked", source: "QpMask on Member.nickname" }],
+      });
+      expect(selectEntry(members, "fee")).to.deep.include({ action: "Mutated", source: "QpFormat on Member.fee" });
+      expect(selectEntry(members, "bio")).to.deep.include({ action: "Masked", source: "QpTruncate on Member.bio" });
+      const holders = await ctx.run(TrHolder, context, { selects: ["id", "branch"], orders: byId, page: { pageNumber: 1, pageSize: 1 } });
+      expect(selectEntry(holders, "branch.manager")).to.deep.include({ action: "Masked", transforms: [{ action: "Masked", source: "QpMask on TrBranch.manager" }] });
+      expect(selectEntry(holders, "branch.town")).to.deep.include({ action: "Masked", source: "QpMask on TrBranch.town" });
+    });
+  });
+
   describe("rule 2: a text mask needs a member text can be assigned to", () => {
     it("is refused at the first guarded use of an unexposed class (default projection)", async () => {
       const context = await contextOf(engineWith());
@@ -459,6 +551,21 @@ forEachTransformTarget("Guarded transforms", (ctx) => {
       const leaked = clearOf(JSON.stringify(result.data), values);
       expect(leaked, `returned in clear although the member is masked: ${JSON.stringify(result.data)}`).to.deep.equal([]);
     }
+
+    it("a transformation on a whole navigation or embedded member is refused at the first guarded use, whatever the query selects", async () => {
+      const context = await contextOf(engineWith());
+      for (const [entity, member] of [[TrMaskedNavigation, "TrMaskedNavigation.branch"], [TrMaskedEmbedded, "TrMaskedEmbedded.address"]] as const) {
+        let caught: unknown;
+        try {
+          await ctx.run(entity, context, { selects: ["id"], orders: byId });
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught, member).to.be.instanceOf(QpConfigurationError);
+        expect((caught as QpConfigurationError).code).to.equal("TransformOnObjectMember");
+        expect((caught as Error).message).to.include(`QpMask on ${member}`);
+      }
+    });
 
     it("a mask on a whole navigation member never returns its values in clear", async () => {
       const context = await contextOf(engineWith());
@@ -796,6 +903,38 @@ describe("Rule 2 at configure time (QpEntityCatalogue)", () => {
   it("refuses a text mask on a whole navigation member and on a whole embedded member", () => {
     expect(() => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(TrMaskedNavigation, "n") })).to.throw(QpConfigurationError, /TrMaskedNavigation\.branch/);
     expect(() => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(TrMaskedEmbedded, "e") })).to.throw(QpConfigurationError, /TrMaskedEmbedded\.address/);
+  });
+
+  it("names the rule broken with a code: MaskNeedsTextMember, TransformOnObjectMember", () => {
+    expect(configurationErrorOf(exposing(TrBadNumberMask))).to.include({ code: "MaskNeedsTextMember" });
+    expect(configurationErrorOf(exposing(TrMaskedNavigation))).to.deep.equal({
+      code: "TransformOnObjectMember",
+      message: "QpMask on TrMaskedNavigation.branch: branch is a navigation to TrBranch; transformations apply to value columns, so decorate the members inside it instead",
+    });
+    expect(configurationErrorOf(exposing(TrMaskedEmbedded))).to.include({ code: "TransformOnObjectMember" });
+  });
+
+  it("refuses every transformation decorator on an object member, not only QpMask (QpTruncate, QpGeneralize, QpDefault)", () => {
+    expect(configurationErrorOf(exposing(TrTruncatedNavigation))).to.deep.include({ code: "TransformOnObjectMember" });
+    expect((configurationErrorOf(exposing(TrTruncatedNavigation)) as { message: string }).message).to.match(/^QpTruncate on TrTruncatedNavigation\.branch: branch is a navigation/);
+    expect((configurationErrorOf(exposing(TrGeneralizedEmbedded)) as { message: string }).message).to.match(/^QpGeneralize on TrGeneralizedEmbedded\.address: address is an embedded object \(TrAddress\)/);
+    expect((configurationErrorOf(exposing(TrDefaultedReference)) as { message: string }).message).to.match(/^QpDefault on TrDefaultedReference\.branch/);
+  });
+
+  it("checks the members of embedded objects and of every entity reachable through navigations", () => {
+    expect(configurationErrorOf(exposing(TrBadInsideEmbedded))).to.deep.include({ code: "MaskNeedsTextMember" });
+    expect((configurationErrorOf(exposing(TrBadInsideEmbedded)) as { message: string }).message).to.match(/QpMask on TrBadAddress\.zip/);
+    expect((configurationErrorOf(exposing(TrRefToBad)) as { message: string }).message).to.match(/QpMask on TrBadNumberMask\.amount/);
+  });
+
+  it("without a catalogue, refuses the same at the first guarded use, whatever the query selects", async () => {
+    const context = await contextOf(engineWith());
+    const rows = [Object.assign(new TrRefToBad(), { id: 1, badId: 1, bad: moreTransformData().bad[0] })];
+    await expectConfigurationError(() => applyPolicy(rows, context).toList({ selects: ["id"] }), /QpMask on TrBadNumberMask\.amount/);
+    const embedded = [Object.assign(new TrBadInsideEmbedded(), { id: 1, address: Object.assign(new TrBadAddress(), { zip: 8000 }) })];
+    await expectConfigurationError(() => applyPolicy(embedded, context).toList({ selects: ["id"] }), /QpMask on TrBadAddress\.zip/);
+    const navigation = [Object.assign(new TrTruncatedNavigation(), { id: 1, branchId: 1, branch: moreTransformData().branches[0] })];
+    await expectConfigurationError(() => applyPolicy(navigation, context).toList({ selects: ["id"] }), /QpTruncate on TrTruncatedNavigation\.branch/);
   });
 
   it("accepts the Null strategy on a number and masks after QpGeneralize/QpFormat", () => {

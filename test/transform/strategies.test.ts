@@ -56,8 +56,8 @@ async function guardedSamples(engine: QpPolicyEngine, rows = samples()) {
 describe("Transform strategies (pure functions)", () => {
   describe("the table: every MaskStrategy, GeneralizeMode, parameter, QpTruncate, QpFormat and Unicode case", () => {
     for (const row of strategyCases) {
-      it(`${row.what} | ${row.params} | ${row.showInput ?? show(row.input)} → ${row.showOutput ?? show(row.output)}`, () => {
-        expect(row.run()).to.deep.equal(row.output);
+      it(`${row.what} | ${row.params} | ${row.showInput ?? show(row.input)} → ${row.showOutput ?? show(row.output)}`, async () => {
+        expect(await row.run()).to.deep.equal(row.output);
       });
     }
   });
@@ -175,6 +175,9 @@ describe("Transform strategies (pure functions)", () => {
       ["Regex without a pattern", masked({ strategy: MaskStrategy.Regex })],
       ["maskChar of two characters", masked({ strategy: MaskStrategy.Full, maskChar: "ab" })],
       ["maskChar empty", masked({ strategy: MaskStrategy.Full, maskChar: "" })],
+      ["maskChar of two emoji", masked({ strategy: MaskStrategy.Full, maskChar: "🔒🔒" })],
+      ["maskChar of an emoji and a letter", masked({ strategy: MaskStrategy.Partial, maskChar: `${family}x` })],
+      ["maskChar of two letters with a combining mark", masked({ strategy: MaskStrategy.Email, maskChar: "e\u0301e" })],
       ["keepStart negative", masked({ strategy: MaskStrategy.Partial, keepStart: -1 })],
       ["keepEnd not an integer", masked({ strategy: MaskStrategy.Partial, keepEnd: 1.5 })],
       ["minGroupSize 0", masked({ strategy: MaskStrategy.Partial, minGroupSize: 0 })],
@@ -198,6 +201,30 @@ describe("Transform strategies (pure functions)", () => {
       expect(masked({ strategy: MaskStrategy.Fixed, text: "" })).to.not.throw();
       expect(generalized({ mode: GeneralizeMode.Round, step: 0.5, decimals: 0 })).to.not.throw();
       expect(generalized({ mode: GeneralizeMode.Truncate, part: DatePart.Quarter })).to.not.throw();
+    });
+
+    it("names the problem with a code: InvalidMaskChar, InvalidKeepCount, UnknownMaskStrategy, MissingPattern, UnsafePattern", () => {
+      const codeOf = (declare: () => unknown) => {
+        try {
+          declare();
+        } catch (error) {
+          expect(error).to.be.instanceOf(QpDecoratorError);
+          return (error as QpDecoratorError).code;
+        }
+        return "accepted";
+      };
+      expect(codeOf(masked({ strategy: MaskStrategy.Full, maskChar: "🔒🔒" }))).to.equal("InvalidMaskChar");
+      expect(codeOf(masked({ strategy: MaskStrategy.Partial, keepEnd: -2 }))).to.equal("InvalidKeepCount");
+      expect(codeOf(masked({ strategy: "Blur" as MaskStrategy }))).to.equal("UnknownMaskStrategy");
+      expect(codeOf(masked({ strategy: MaskStrategy.Regex }))).to.equal("MissingPattern");
+      expect(codeOf(masked({ strategy: MaskStrategy.Regex, pattern: "(?<w>a+)\\k<w>" }))).to.equal("UnsafePattern");
+      expect(codeOf(masked({ strategy: MaskStrategy.Regex, pattern: "\\w*\\w*!" }))).to.equal("UnsafePattern");
+      expect(codeOf(generalized({ mode: GeneralizeMode.Bucket }))).to.equal("InvalidDecorator");
+    });
+
+    it("accepts a maskChar of one character made of several code units (🔒, é as e + U+0301, 👩‍👩‍👧)", () => {
+      for (const maskChar of ["🔒", "e\u0301", family, "🇨🇭", "•"]) expect(masked({ strategy: MaskStrategy.Full, maskChar }), maskChar).to.not.throw();
+      expect(applyTextMask("Zoe\u0308", { strategy: MaskStrategy.Full, maskChar: "🔒" }, null)).to.equal("🔒🔒🔒");
     });
 
     // A character is a user-perceived character everywhere else (characters.ts): an emoji ZWJ
@@ -230,6 +257,31 @@ describe("Transform strategies (pure functions)", () => {
     it("refuses a named backreference /(?<w>a+)\\k<w>$/ like a numbered one", () => {
       expect(decorate("(a+)\\1$")).to.throw(QpDecoratorError, /Risky\.value/);
       expect(decorate("(?<w>a+)\\k<w>$")).to.throw(QpDecoratorError, /Risky\.value/);
+    });
+
+    // The rule for polynomial backtracking (safe-regex.ts, docs/TRANSFORMS.md): an unbounded
+    // repetition may not be followed, through optional parts or parts over its own characters,
+    // by another unbounded repetition over its characters.
+    const polynomial = [".+-.+", "\\d+\\.?\\d*", "(\\w+)\\w+!", "\\d*(?:-|\\d+)x", "a+(?:b?a+)x", "[a-z]+[a-z0-9]*@", "\\w+(?=\\w*\\w*!)", "\\p{L}+\\p{Lu}+x"];
+    for (const pattern of polynomial) {
+      it(`refuses /${pattern}/: two unbounded repetitions over the same characters can meet`, () => {
+        expect(decorate(pattern)).to.throw(QpDecoratorError, /polynomial/);
+      });
+    }
+
+    it("says which rule a pattern breaks: backreference, exponential or polynomial backtracking", () => {
+      expect(unsafePatternReason("(a)\\1")).to.match(/backreference/);
+      expect(unsafePatternReason("(?<w>a)\\k<w>")).to.match(/backreference/);
+      expect(unsafePatternReason("(a+)+$")).to.match(/exponential/);
+      expect(unsafePatternReason("(?:ab|cd)+")).to.match(/exponential/);
+      expect(unsafePatternReason("\\w*\\w*!")).to.match(/polynomial/);
+    });
+
+    it("accepts repetitions separated by a mandatory character they cannot match, fixed counts, and disjoint classes", () => {
+      for (const pattern of ["\\d+-\\d+", "[^=]*=.*", "\\d+(?:\\.\\d+)?", "(?:\\d{3}-){2}\\d{4}", "\\p{L}+\\d+", "\\s*\\w+\\s*", "[a-z]+@[a-z]+\\.[a-z]{2,}", "\\w+\\s\\w+", "a{1,3}a{1,3}", "[\\u{1F600}-\\u{1F64F}]+x+"]) {
+        expect(unsafePatternReason(pattern), pattern).to.equal(null);
+        expect(decorate(pattern), pattern).to.not.throw();
+      }
     });
 
     it("refuses a pattern that does not compile, naming the member", () => {

@@ -1,11 +1,15 @@
 // The table of pure transform cases: one row per MaskStrategy / GeneralizeMode / parameter case,
 // with the input and the output expected from the definitions in the doc comments of
 // lib/transform/strategies.ts (worked out by hand, not read from the engine). The strategies
-// test runs one `it` per row; test/transform/write-table.ts prints the rows as the README table.
+// test runs one `it` per row; docs/TRANSFORMS.md shows some of them as examples (docs.test.ts
+// checks each is a row here).
 import { createHmac } from "node:crypto";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../../lib/index.js";
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
 import { applyTextMask, format, generalize, hmac as hmacImpl, truncate } from "../../lib/transform/strategies.js";
+import { applyTransforms } from "../../lib/transform/apply.js";
+import type { TransformChain } from "../../lib/transform/field-transforms.js";
+import { QpPolicyContext } from "../../lib/policy/context.js";
 
 export interface StrategyCase {
   /** "MaskStrategy Full", "GeneralizeMode Round", "QpTruncate", "QpFormat", ... */
@@ -15,9 +19,10 @@ export interface StrategyCase {
   readonly input: unknown;
   /** The exact output; a function when the row checks a property instead (see `expectText`). */
   readonly output: unknown;
-  /** How the input/output are shown in the README when JSON would hide something (combining marks). */
+  /** How the input/output are shown in docs/TRANSFORMS.md when JSON would hide something (combining marks). */
   readonly showInput?: string;
   readonly showOutput?: string;
+  /** The output (a promise for rows that run a whole chain through applyTransforms). */
   readonly run: () => unknown;
 }
 
@@ -32,6 +37,18 @@ function mask(strategy: MaskStrategy, text: string, options: Omit<MaskOptions, "
 }
 
 const gen = (value: unknown, options: GeneralizeOptions) => generalize(value, options);
+
+/** One value through a chain as the engine applies it after a query (lib/transform/apply.ts). */
+async function throughChain(stages: Partial<TransformChain>, value: unknown): Promise<unknown> {
+  const chain: TransformChain = { source: "example", maskRegex: null, allowAggregate: false, minGroupSize: null, tokenScope: "example", ...stages };
+  const row = { value };
+  await applyTransforms(row, new Map([["value", { chain, children: new Map() }]]), { hashSalt: salt, vault: undefined, context: new QpPolicyContext() });
+  return row.value;
+}
+
+/** QpMutate transformers of the examples. */
+const reverse = { transform: (v: unknown) => (typeof v === "string" ? [...v].reverse().join("") : v) };
+const addOne = { transform: (v: unknown) => Number(v) + 1 };
 
 const family = "👩‍👩‍👧"; // one user-perceived character: three emoji joined by ZWJ
 const acute = "e\u0301"; // e + COMBINING ACUTE ACCENT: one character
@@ -99,6 +116,20 @@ export const strategyCases: StrategyCase[] = [
   { what: M("Hash"), params: `hashSalt "${salt}"`, input: "REF-1", output: expectedHash(salt, "REF-1"), run: () => hashOf("REF-1") },
   { what: M("Hash"), params: `hashSalt "${salt}"`, input: "Zürich", output: expectedHash(salt, "Zürich"), run: () => hashOf("Zürich") },
 
+  // ---- Null, QpDefault, QpMutate and a whole chain (through applyTransforms) ---------------------
+  { what: M("Null"), params: "defaults", input: "secret", output: null, run: () => throughChain({ mask: { strategy: MaskStrategy.Null } }, "secret") },
+  { what: M("Null"), params: "defaults (a number member)", input: 42, output: null, run: () => throughChain({ mask: { strategy: MaskStrategy.Null } }, 42) },
+  { what: "QpDefault", params: "QpDefault(\"n/a\")", input: "secret", output: "n/a", run: () => throughChain({ defaultValue: { value: "n/a" }, mask: { strategy: MaskStrategy.Full } }, "secret") },
+  { what: "QpDefault", params: "QpDefault() (no value)", input: "secret", output: null, run: () => throughChain({ defaultValue: { value: undefined } }, "secret") },
+  { what: "QpMutate", params: "a transformer that reverses text", input: "motto-1", output: "1-ottom", run: () => throughChain({ mutate: reverse }, "motto-1") },
+  { what: "QpMutate", params: "a transformer that adds 1, then QpGeneralize Round step 10", input: 14, output: "20", run: () => throughChain({ mutate: addOne, generalize: { mode: GeneralizeMode.Round, step: 10 } }, 14) },
+  {
+    what: "Chain", params: "QpMutate(+1), QpGeneralize Round step 10, QpFormat \"[{0}] pts\", QpMask Partial keepStart 2 keepEnd 2, QpTruncate(4, { ellipsis: \"~\" })", input: 14, output: "[2**~",
+    run: () => throughChain({
+      mutate: addOne, generalize: { mode: GeneralizeMode.Round, step: 10 }, format: "[{0}] pts", mask: { strategy: MaskStrategy.Partial, keepStart: 2, keepEnd: 2 }, truncate: { length: 4, ellipsis: "~" },
+    }, 14),
+  },
+
   // ---- Generalize: Round -----------------------------------------------------------------
   { what: G("Round"), params: "defaults (decimals 0)", input: 1234.567, output: "1235", run: () => gen(1234.567, { mode: GeneralizeMode.Round }) },
   { what: G("Round"), params: "decimals: 2", input: 3.14159, output: "3.14", run: () => gen(3.14159, { mode: GeneralizeMode.Round, decimals: 2 }) },
@@ -111,6 +142,14 @@ export const strategyCases: StrategyCase[] = [
   { what: G("Round"), params: "step: 5", input: 18, output: "20", run: () => gen(18, { mode: GeneralizeMode.Round, step: 5 }) },
   { what: G("Round"), params: "step: 0.5, decimals: 1", input: 2.3, output: "2.5", run: () => gen(2.3, { mode: GeneralizeMode.Round, step: 0.5, decimals: 1 }) },
   { what: G("Round"), params: "not a number", input: "abc", output: null, run: () => gen("abc", { mode: GeneralizeMode.Round }) },
+  // Exact decimals: the value's shortest decimal text is rounded, never its binary approximation.
+  { what: G("Round"), params: "step: 0.25 (places of the step)", input: 1.3, output: "1.25", run: () => gen(1.3, { mode: GeneralizeMode.Round, step: 0.25 }) },
+  { what: G("Round"), params: "step: 0.1", input: 0.7, output: "0.7", run: () => gen(0.7, { mode: GeneralizeMode.Round, step: 0.1 }) },
+  { what: G("Round"), params: "step: 0.1 (2.25 is exactly a half: up)", input: 2.25, output: "2.3", run: () => gen(2.25, { mode: GeneralizeMode.Round, step: 0.1 }) },
+  { what: G("Round"), params: "step: 5 (a half rounds toward +∞)", input: -2.5, output: "0", run: () => gen(-2.5, { mode: GeneralizeMode.Round, step: 5 }) },
+  { what: G("Round"), params: "decimals: 2 (1.005 is exactly a half: up)", input: 1.005, output: "1.01", run: () => gen(1.005, { mode: GeneralizeMode.Round, decimals: 2 }) },
+  { what: G("Round"), params: "decimals: 8 (a tiny number)", input: 1.5e-7, output: "0.00000015", run: () => gen(1.5e-7, { mode: GeneralizeMode.Round, decimals: 8 }) },
+  { what: G("Round"), params: "defaults (a large number: all its digits)", input: 1e21, output: "1000000000000000000000", run: () => gen(1e21, { mode: GeneralizeMode.Round }) },
 
   // ---- Generalize: Bucket ----------------------------------------------------------------
   { what: G("Bucket"), params: "step: 1000", input: 1234, output: "1000-2000", run: () => gen(1234, { mode: GeneralizeMode.Bucket, step: 1000 }) },
@@ -118,6 +157,9 @@ export const strategyCases: StrategyCase[] = [
   { what: G("Bucket"), params: "step: 1000 (half-open: the upper bound starts the next bucket)", input: 1000, output: "1000-2000", run: () => gen(1000, { mode: GeneralizeMode.Bucket, step: 1000 }) },
   { what: G("Bucket"), params: "step: 10 (negative number)", input: -3, output: "-10-0", run: () => gen(-3, { mode: GeneralizeMode.Bucket, step: 10 }) },
   { what: G("Bucket"), params: "step: 0.5, decimals: 1", input: 2.345, output: "2.0-2.5", run: () => gen(2.345, { mode: GeneralizeMode.Bucket, step: 0.5, decimals: 1 }) },
+  { what: G("Bucket"), params: "step: 0.1 (places of the step)", input: 0.3, output: "0.3-0.4", run: () => gen(0.3, { mode: GeneralizeMode.Bucket, step: 0.1 }) },
+  { what: G("Bucket"), params: "step: 0.1, decimal column text", input: "0.7", output: "0.7-0.8", run: () => gen("0.7", { mode: GeneralizeMode.Bucket, step: 0.1 }) },
+  { what: G("Bucket"), params: "step: 0.25", input: 1.3, output: "1.25-1.50", run: () => gen(1.3, { mode: GeneralizeMode.Bucket, step: 0.25 }) },
 
   // ---- Generalize: DatePart ----------------------------------------------------------------
   { what: G("DatePart"), params: "part: Year", input: aug17, output: "2024", run: () => gen(aug17, { mode: GeneralizeMode.DatePart, part: DatePart.Year }) },
@@ -134,6 +176,10 @@ export const strategyCases: StrategyCase[] = [
   { what: G("Truncate"), params: "defaults (decimals 0), number", input: 9.99, output: "9", run: () => gen(9.99, { mode: GeneralizeMode.Truncate }) },
   { what: G("Truncate"), params: "decimals: 2, number", input: 3.789, output: "3.78", run: () => gen(3.789, { mode: GeneralizeMode.Truncate, decimals: 2 }) },
   { what: G("Truncate"), params: "decimals: 1, negative number (toward zero)", input: -3.789, output: "-3.7", run: () => gen(-3.789, { mode: GeneralizeMode.Truncate, decimals: 1 }) },
+  { what: G("Truncate"), params: "decimals: 2 (a value with 2 places is unchanged)", input: 4.35, output: "4.35", run: () => gen(4.35, { mode: GeneralizeMode.Truncate, decimals: 2 }) },
+  { what: G("Truncate"), params: "decimals: 2 (a value with 2 places is unchanged)", input: 0.29, output: "0.29", run: () => gen(0.29, { mode: GeneralizeMode.Truncate, decimals: 2 }) },
+  { what: G("Truncate"), params: "decimals: 1 (no \"-0\")", input: -0.04, output: "0.0", run: () => gen(-0.04, { mode: GeneralizeMode.Truncate, decimals: 1 }) },
+  { what: G("Truncate"), params: "decimals: 1, decimal column text beyond double precision", input: "12345678901234567.89", output: "12345678901234567.8", run: () => gen("12345678901234567.89", { mode: GeneralizeMode.Truncate, decimals: 1 }) },
   { what: G("Truncate"), params: "defaults (part Day), date", input: aug17, output: "2024-08-17", run: () => gen(aug17, { mode: GeneralizeMode.Truncate }) },
   { what: G("Truncate"), params: "part: Month, date", input: aug17, output: "2024-08-01", run: () => gen(aug17, { mode: GeneralizeMode.Truncate, part: DatePart.Month }) },
   { what: G("Truncate"), params: "part: Quarter, date", input: aug17, output: "2024-07-01", run: () => gen(aug17, { mode: GeneralizeMode.Truncate, part: DatePart.Quarter }) },
@@ -154,6 +200,8 @@ export const strategyCases: StrategyCase[] = [
   { what: "QpFormat", params: "\"{0:F2}\"", input: 3.14159, output: "3.14", run: () => format("{0:F2}", 3.14159) },
   { what: "QpFormat", params: "\"{0:F2}\"", input: 2, output: "2.00", run: () => format("{0:F2}", 2) },
   { what: "QpFormat", params: "\"{0:F2}\" (no \"-0\")", input: -0.001, output: "0.00", run: () => format("{0:F2}", -0.001) },
+  { what: "QpFormat", params: "\"{0:F2}\" (1.005 is exactly a half: away from zero)", input: 1.005, output: "1.01", run: () => format("{0:F2}", 1.005) },
+  { what: "QpFormat", params: "\"{0:F1}\" (a negative half: away from zero)", input: -0.25, output: "-0.3", run: () => format("{0:F1}", -0.25) },
   { what: "QpFormat", params: "\"Total: {0:F2} EUR\"", input: 12, output: "Total: 12.00 EUR", run: () => format("Total: {0:F2} EUR", 12) },
   { what: "QpFormat", params: "\"{0} and {0:F1}\"", input: 2.26, output: "2.26 and 2.3", run: () => format("{0} and {0:F1}", 2.26) },
   { what: "QpFormat", params: "\"{0:yyyy-MM-dd}\"", input: mar5, output: "2024-03-05", run: () => format("{0:yyyy-MM-dd}", mar5) },
@@ -174,6 +222,12 @@ export const strategyCases: StrategyCase[] = [
   { what: M("Full"), params: "defaults; Arabic", input: "مرحبا", output: "*****", run: () => mask(MaskStrategy.Full, "مرحبا") },
   { what: M("Full"), params: "defaults; Arabic with vowel marks (harakat) = 5 characters", input: "مَرْحَبًا", output: "*****", run: () => mask(MaskStrategy.Full, "مَرْحَبًا") },
   { what: M("Phone"), params: "defaults; Arabic-Indic digits", input: "٠١٢٣٤٥٦٧٨٩", output: "******٦٧٨٩", run: () => mask(MaskStrategy.Phone, "٠١٢٣٤٥٦٧٨٩") },
+
+  // ---- maskChar: one user-perceived character, however many UTF-16 units ------------------------
+  { what: M("Full"), params: "maskChar: \"🔒\" (one character, two UTF-16 units)", input: "secret", output: "🔒🔒🔒🔒🔒🔒", run: () => mask(MaskStrategy.Full, "secret", { maskChar: "🔒" }) },
+  { what: M("Partial"), params: "maskChar: \"👩‍👩‍👧\" (one character: three emoji joined by ZWJ)", input: "Zoë!", output: `Z${family}${family}!`, run: () => mask(MaskStrategy.Partial, "Zoë!", { maskChar: family }) },
+  { what: M("Email"), params: "maskChar: \"🔒\"", input: "anna@example.com", output: "a🔒🔒🔒@example.com", run: () => mask(MaskStrategy.Email, "anna@example.com", { maskChar: "🔒" }) },
+  { what: M("Phone"), params: "keepEnd: 2, maskChar: \"🔒\"", input: "555-0100", output: "🔒🔒🔒-🔒🔒00", run: () => mask(MaskStrategy.Phone, "555-0100", { keepEnd: 2, maskChar: "🔒" }) },
 ];
 
 function hashOf(value: string): string {
@@ -184,7 +238,7 @@ function hashOf(value: string): string {
 
 /**
  * Cases whose expected output is a property rather than one exact text: the output must be the
- * nearest multiple of step / the bucket of width step. Kept out of the README table until they pass.
+ * nearest multiple of step / the bucket of width step (exact rows for the same cases are in the table).
  */
 export interface PropertyCase {
   readonly what: string;

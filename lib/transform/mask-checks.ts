@@ -1,0 +1,37 @@
+// The checks of a transformation decorator's settings, made when the decorator is applied. A
+// runtime Mask rule's settings go through maskOptionsProblem too, so a rule is refused exactly
+// when QpMask would be, with the same words. Each problem has a stable code beside its message.
+import type { MaskOptions, TransformOptions } from "../../decorators/registry.js";
+import { MaskStrategy } from "../shapes/policy-enums.js";
+import { characters } from "./characters.js";
+import { unsafePatternReason } from "./safe-regex.js";
+
+export interface MaskProblem {
+  readonly code: "UnknownMaskStrategy" | "MissingPattern" | "UnsafePattern" | "InvalidMaskChar" | "InvalidKeepCount" | "InvalidMinGroupSize";
+  readonly message: string;
+}
+
+export function maskOptionsProblem(o: MaskOptions): MaskProblem | null {
+  if (!Object.values(MaskStrategy).includes(o.strategy)) return { code: "UnknownMaskStrategy", message: `QpMask names an unknown strategy "${o.strategy}"` };
+  if (o.strategy === MaskStrategy.Regex) {
+    if (typeof o.pattern !== "string" || !o.pattern) return { code: "MissingPattern", message: "QpMask Regex needs a pattern" };
+    const unsafe = unsafePatternReason(o.pattern);
+    if (unsafe) return { code: "UnsafePattern", message: `QpMask Regex pattern /${o.pattern}/ is refused: ${unsafe}` };
+  }
+  // One user-perceived character, however many code units: "•", "🔒", a ZWJ emoji sequence, a flag.
+  if (o.maskChar !== undefined && (typeof o.maskChar !== "string" || characters(o.maskChar).length !== 1)) {
+    return { code: "InvalidMaskChar", message: "QpMask maskChar must be one character (one grapheme: a letter, a symbol or an emoji)" };
+  }
+  for (const n of [o.keepStart, o.keepEnd]) {
+    if (n !== undefined && (!Number.isInteger(n) || n < 0)) return { code: "InvalidKeepCount", message: "QpMask keepStart/keepEnd must be integers of at least 0" };
+  }
+  return transformOptionsProblem("QpMask", o);
+}
+
+/** The settings every transformation decorator shares. */
+export function transformOptionsProblem(decorator: string, o: TransformOptions): MaskProblem | null {
+  if (o.minGroupSize !== undefined && (!Number.isInteger(o.minGroupSize) || o.minGroupSize < 1)) {
+    return { code: "InvalidMinGroupSize", message: `${decorator} minGroupSize must be an integer of at least 1` };
+  }
+  return null;
+}

@@ -1,0 +1,58 @@
+// docs/TRANSFORMS.md shows examples for every strategy; each must be a row of strategy-cases.ts
+// (same strategy, parameters, input and output), so the documentation is only ever what the
+// strategies test runs.
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { GeneralizeMode, MaskStrategy } from "../../lib/index.js";
+import { strategyCases } from "./strategy-cases.js";
+
+const doc = readFileSync(new URL("../../../docs/TRANSFORMS.md", import.meta.url), "utf8");
+
+/** How the document writes a value: a Date as "Date <ISO>", anything else as JSON (or the row's own display text). */
+const display = (value: unknown, shown: string | undefined) => shown ?? (value instanceof Date ? `Date ${value.toISOString()}` : JSON.stringify(value));
+
+interface DocRow {
+  readonly name: string;
+  readonly examples: { params: string; input: string; output: string }[];
+  readonly cell: string;
+}
+
+function strategyRows(): DocRow[] {
+  const start = doc.indexOf("\n## Strategies");
+  const end = doc.indexOf("\n### ", start);
+  const lines = doc.slice(start, end).split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| Strategy "));
+  return lines.map((line) => {
+    const cells = line.slice(2, -2).split(" | ");
+    const cell = cells[3] ?? "";
+    const examples = cell.split("<br>").flatMap((item) => {
+      const m = /^`(.*)` · `(.*)` → `(.*)`$/.exec(item.trim());
+      return m ? [{ params: m[1]!, input: m[2]!, output: m[3]! }] : [];
+    });
+    return { name: cells[0]!, examples, cell };
+  });
+}
+
+describe("docs/TRANSFORMS.md: every example is a tested row of strategy-cases.ts", () => {
+  const rows = strategyRows();
+
+  it("has a row for every MaskStrategy and GeneralizeMode member, QpTruncate, QpFormat, QpDefault and QpMutate", () => {
+    const names = rows.map((r) => r.name);
+    for (const strategy of Object.values(MaskStrategy)) expect(names).to.include(`MaskStrategy ${strategy}`);
+    for (const mode of Object.values(GeneralizeMode)) expect(names).to.include(`GeneralizeMode ${mode}`);
+    for (const decorator of ["QpTruncate", "QpFormat", "QpDefault", "QpMutate"]) expect(names).to.include(decorator);
+  });
+
+  for (const row of strategyRows()) {
+    it(`${row.name}: its examples are rows of the strategy table`, () => {
+      if (row.name === "MaskStrategy Tokenize") {
+        expect(row.examples, "tokens are random: no fixed example").to.deep.equal([]);
+        return;
+      }
+      expect(row.examples.length, `examples of ${row.name}: ${row.cell}`).to.be.within(row.name === "Chain" ? 1 : 2, 3);
+      for (const example of row.examples) {
+        const found = strategyCases.find((c) => c.what === row.name && c.params === example.params && display(c.input, c.showInput) === example.input && display(c.output, c.showOutput) === example.output);
+        expect(found, `${row.name} · ${example.params} · ${example.input} → ${example.output} is not a row of strategy-cases.ts`).to.not.equal(undefined);
+      }
+    });
+  }
+});
