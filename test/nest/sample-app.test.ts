@@ -500,6 +500,7 @@ describe("sample app", function () {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(output).to.include(`QueryLib sample app on http://127.0.0.1:${port}`);
+      expect(output).to.include(`Filter page: http://127.0.0.1:${port}/`);
       const curls = output.split("\n").filter((line) => line.trim().startsWith("curl ")).map((line) => line.trim());
       expect(curls).to.have.length(6);
       for (const line of curls) expect(line).to.include(`http://127.0.0.1:${port}/`);
@@ -516,6 +517,14 @@ describe("sample app", function () {
       expect(rules.map((r: { id: string }) => r.id).sort()).to.deep.equal(sampleRuleIds);
       expect(audit.length).to.be.greaterThan(0);
       expect(audit[0]).to.include({ field: "salary", userId: "ada" });
+      // The filter page, served from sample-app/public although the app runs from dist/.
+      const index = await fetch(`http://127.0.0.1:${port}/`);
+      expect(index.status).to.equal(200);
+      expect(await index.text()).to.include("<title>QueryLib filter page</title>");
+      expect(index.headers.get("content-security-policy")).to.include("default-src 'self'");
+      const script = await fetch(`http://127.0.0.1:${port}/js/main.js`);
+      expect(script.headers.get("content-type")).to.match(/javascript/);
+      expect(await script.text()).to.include("loadSchema");
 
       child.kill("SIGTERM");
       const code = await new Promise<number | null>((resolve) => (child!.exitCode !== null ? resolve(child!.exitCode) : child!.once("exit", (c) => resolve(c))));
