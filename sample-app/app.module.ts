@@ -8,7 +8,7 @@ import { DataSource } from "typeorm";
 import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpSubjectKind, QpTypeOrmRuleStore } from "../lib/index.js";
 import { QpTypeOrmAuditSink, QueryLibModule, QueryLibService } from "../nest-module/index.js";
 import { type SampleDataSourceOverrides, sampleDataSourceOptions } from "../ormconfig.js";
-import { AdminRoleGuard, canReadPolicies } from "./auth.js";
+import { AdminRoleGuard, adminRoutePrefix, canReadPolicies } from "./auth.js";
 import { publicNames, sampleEntities } from "./domain/entities.js";
 import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./domain/seed.js";
 import { QueryController } from "./query.controller.js";
@@ -48,7 +48,14 @@ export const sampleRules = [
     id: "analyst-initials", subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "customers", field: "name",
     features: PolicyFeature.Select, effect: PolicyEffect.Mask, mask: { strategy: MaskStrategy.Partial, keepStart: 1, keepEnd: 0 }, description: "Analysts see initials only",
   },
+  {
+    id: "analyst-hashed-staff", subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "employees", field: "name",
+    features: PolicyFeature.Select, effect: PolicyEffect.Mask, mask: { strategy: MaskStrategy.Hash }, description: "Analysts see staff names as keyed hashes (equal names, equal hashes)",
+  },
 ] as const;
+
+/** The HMAC key of the Hash strategy (at least 16 characters); set QUERYLIB_HASH_SALT outside a demo. */
+export const sampleHashSalt = () => process.env.QUERYLIB_HASH_SALT ?? "querylib-sample-app-demo-salt";
 
 export const SAMPLE_OPTIONS = Symbol.for("querylib.sample.options");
 
@@ -76,12 +83,13 @@ export class SampleAppModule {
         TypeOrmModule.forRoot(sampleDataSourceOptions([...sampleEntities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmRuleStore.entities], options.database)),
         QueryLibModule.forRootAsync({
           inject: [ConfigService, DataSource],
-          admin: { routePrefix: "/qp-admin", readPolicy: "qp-read", writePolicy: "qp-write" },
+          admin: { routePrefix: adminRoutePrefix, readPolicy: "qp-read", writePolicy: "qp-write" },
           useFactory: (config: ConfigService, dataSource: DataSource) => ({
             policies: config.get<Record<string, unknown>>("QueryLib.Policies"),
             configure: (policyOptions) => {
               for (const [entity, name] of publicNames) policyOptions.entities.expose(entity, name);
               policyOptions.tokenVault = new QpInMemoryTokenVault();
+              policyOptions.hashSalt = sampleHashSalt();
             },
             providers: { ruleStore: new QpTypeOrmRuleStore(dataSource) },
             claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", valueClaims: { tenantId: "tenant" } },

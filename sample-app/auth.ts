@@ -13,8 +13,8 @@ export interface DevUser {
 
 export const devUsers: readonly DevUser[] = [
   { token: "dev-ada", claims: { sub: "ada", name: "Ada Admin", roles: ["admin"], tenant: "acme" }, about: "administrator at Acme: admin API read and write" },
-  { token: "dev-ben", claims: { sub: "ben", name: "Ben Analyst", roles: ["analyst"], tenant: "acme" }, about: "analyst at Acme: admin API read-only, customer names masked" },
-  { token: "dev-cleo", claims: { sub: "cleo", name: "Cleo Support", roles: ["support"], tenant: "globex" }, about: "support agent at Globex: no salaries, no admin API" },
+  { token: "dev-ben", claims: { sub: "ben", name: "Ben Analyst", roles: ["analyst"], tenant: "acme" }, about: "analyst at Acme: admin API read-only, customer initials, staff names hashed" },
+  { token: "dev-cleo", claims: { sub: "cleo", name: "Cleo Support", roles: ["support"], tenant: "globex" }, about: "support agent at Globex: no salaries; of the admin API only the schema" },
   { token: "dev-dan", claims: { sub: "dan", name: "Dan Analyst", roles: ["analyst"], tenant: "initech" }, about: "analyst at Initech" },
   { token: "dev-erin", claims: { sub: "erin", name: "Erin Support", roles: ["support"], tenant: "umbrella" }, about: "support agent at Umbrella Retail" },
 ];
@@ -55,8 +55,21 @@ const rolesOf = (request: { user?: unknown }): readonly string[] => {
   return Array.isArray(roles) ? roles.filter((r): r is string => typeof r === "string") : [];
 };
 
-/** The admin API's read policy: a predicate over the request (admins and analysts). */
-export const canReadPolicies = (request: { user?: unknown }): boolean => rolesOf(request).some((r) => r === "admin" || r === "analyst");
+/** Where the sample app mounts the admin API. */
+export const adminRoutePrefix = "/qp-admin";
+
+interface RoutedRequest {
+  user?: unknown;
+  method?: string;
+  path?: string;
+}
+
+/** POST {prefix}/schema answers for the caller's own context only, so every signed-in user may ask it (the filter page does). */
+const isSchemaRequest = (request: RoutedRequest) => request.method === "POST" && request.path?.replace(/\/+$/, "") === `${adminRoutePrefix}/schema`;
+
+/** The admin API's read policy, a predicate over the request: admins and analysts; for the schema, any signed-in user. */
+export const canReadPolicies = (request: RoutedRequest): boolean =>
+  rolesOf(request).some((r) => r === "admin" || r === "analyst") || (request.user !== undefined && request.user !== null && isSchemaRequest(request));
 
 /** The admin API's write policy (and the audit trail's guard): a Nest guard, admins only. No user: 401. */
 @Injectable()

@@ -1,13 +1,16 @@
 // The sample app: a NestJS application on an embedded, seeded SQLite database (PostgreSQL or
 // MariaDB with QUERYLIB_DB, see ormconfig.ts), QueryLib's policy layer on every query, the admin
-// API at /qp-admin and dev users selected by bearer tokens. `npm start` runs it on
-// 127.0.0.1:3000 (PORT changes the port) and prints what to try.
+// API at /qp-admin, dev users selected by bearer tokens and, at /, the filter page (static files
+// from sample-app/public). `npm start` runs it on 127.0.0.1:3000 (PORT changes the port) and
+// prints what to try.
 import "reflect-metadata";
 import type { INestApplication, LoggerService, LogLevel } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
+import type { NestExpressApplication } from "@nestjs/platform-express";
 import { DataSource } from "typeorm";
 import { type SampleAppOptions, SampleAppModule } from "./app.module.js";
 import { devAuthentication, devUsers, type DevUser } from "./auth.js";
+import { publicDirectory, setStaticHeaders } from "./public-files.js";
 
 export const sampleHost = "127.0.0.1";
 
@@ -27,7 +30,8 @@ export interface StartOptions extends SampleAppOptions {
 
 /** Starts the sample app on 127.0.0.1:`port` (0: an ephemeral port) and resolves once it listens. */
 export async function startSampleApp(port = Number(process.env.PORT ?? 3000), options: StartOptions = {}): Promise<SampleApp> {
-  const app = await NestFactory.create(SampleAppModule.register(options), { logger: options.logger ?? ["error", "warn", "log"], abortOnError: false });
+  const app = await NestFactory.create<NestExpressApplication>(SampleAppModule.register(options), { logger: options.logger ?? ["error", "warn", "log"], abortOnError: false });
+  app.useStaticAssets(publicDirectory(), { index: "index.html", redirect: false, setHeaders: setStaticHeaders });
   app.use(devAuthentication);
   await app.listen(port, sampleHost);
   const address = app.getHttpServer().address() as { port: number };
@@ -47,6 +51,8 @@ export function tryLines(url: string): string[] {
   const curl = (token: string, path: string, body?: unknown) =>
     `curl -s ${url}${path} -H 'authorization: Bearer ${token}'${body === undefined ? "" : ` -H 'content-type: application/json' -d ${json(body)}`}`;
   return [
+    `Filter page: ${url}/ (pick a dev user and an entity, build a query, run it)`,
+    "",
     "Dev users (send Authorization: Bearer <token>):",
     ...devUsers.map((u) => `  ${u.token.padEnd(9)} ${u.claims.sub.padEnd(5)} roles=${u.claims.roles.join(",").padEnd(8)} tenant=${u.claims.tenant.padEnd(9)} ${u.about}`),
     "",

@@ -46,9 +46,18 @@ const dataTypeOf: Record<FieldKind, DataType | null> = {
 export interface SchemaField {
   path: string; parent: string; label: string; description: string | null; group: string | null; order: number | null;
   dataType: DataType | null; operators: Operator[]; allowedValues: string[] | null; cost: number; features: string[]; masked: boolean;
+  /** What the caller's values go through on output, in chain order: "Mask:Email", "Mask:Tokenize", "Generalize:Bucket", "Truncate", "Format", "Default", "Mutate". */
+  transforms: string[];
+  /** What one use of the path adds to a query's cost: the field's cost plus that of every navigation it crosses. */
+  pathCost: number;
 }
 export interface SchemaNode { path: string; parent: string; entity: string; depth: number; expanded: boolean; remainingDepth: number }
-export interface SchemaResponse { entity: string; roots: string[]; depth: number; maxDepth: number; truncated: boolean; fields: SchemaField[]; nodes: SchemaNode[] }
+export interface SchemaResponse {
+  entity: string; roots: string[]; depth: number; maxDepth: number; truncated: boolean;
+  /** The cost budget of one query (MaxQueryCost), for a UI to show a query's cost against. */
+  maxCost: number;
+  fields: SchemaField[]; nodes: SchemaNode[];
+}
 
 export async function schemaOf(engine: AdminEngine, entity: string, request: { paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext): Promise<SchemaResponse> {
   const { caps } = engine.options;
@@ -59,17 +68,18 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
   const depth = Math.min((request.depth as number | undefined) ?? caps.schemaDepth, caps.maxNavigationDepth);
   const decisions = await engine.decisionsAsync(context);
   const model = modelOfClass(root);
-  const response: SchemaResponse = { entity, roots: [], depth, maxDepth: caps.maxNavigationDepth, truncated: false, fields: [], nodes: [] };
+  const response: SchemaResponse = { entity, roots: [], depth, maxDepth: caps.maxNavigationDepth, truncated: false, maxCost: caps.maxQueryCost, fields: [], nodes: [] };
   const name = (target: Function) => engine.options.entities.nameOf(target) ?? target.name;
 
-  const walk = (scope: MemberScope, owner: Function, path: string, level: number, hops: number, counts: Map<Function, number>, embeddedPrefix = "") => {
+  // crossedCost: what the navigations (and embeddeds) on the way to `scope` add to each use of a field in it.
+  const walk = (scope: MemberScope, owner: Function, path: string, level: number, hops: number, counts: Map<Function, number>, crossedCost: number, embeddedPrefix = "") => {
     for (const member of scope.all()) {
       if (response.truncated) return;
       const step = policyMember(owner, scope, member);
       const own = embeddedPrefix + step.publicName;
       const full = path ? `${path}.${own}` : own;
       if (member.kind === "embedded") {
-        walk(member.scope, member.target, path, level, hops, counts, `${own}.`);
+        walk(member.scope, member.target, path, level, hops, counts, crossedCost + costOf(step, engine.options), `${own}.`);
         continue;
       }
       if (member.kind === "column") {
@@ -79,7 +89,7 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
           response.truncated = true;
           return;
         }
-        response.fields.push(describeField(step, full, path, allowed, decisions, engine.options));
+        response.fields.push(describeField(step, full, path, allowed, decisions, engine.options, crossedCost));
         continue;
       }
       const target = member.target();
@@ -90,14 +100,14 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
       const seen = counts.get(target.target) ?? 0;
       const expandable = level < depth && seen + 1 <= caps.schemaCycleLimit && nodeHops <= caps.maxNavigationDepth;
       response.nodes.push({ path: full, parent: path, entity: name(target.target), depth: level + 1, expanded: expandable, remainingDepth: Math.max(0, caps.maxNavigationDepth - nodeHops + 1) });
-      if (expandable) walk(target.scope, target.target, full, level + 1, nodeHops, new Map(counts).set(target.target, seen + 1));
+      if (expandable) walk(target.scope, target.target, full, level + 1, nodeHops, new Map(counts).set(target.target, seen + 1), crossedCost + costOf(step, engine.options));
     }
   };
 
   for (const raw of request.paths?.length ? request.paths : [""]) {
     if (raw === "") {
       response.roots.push("");
-      walk(model.scope, root, "", 1, 0, new Map([[root, 1]]));
+      walk(model.scope, root, "", 1, 0, new Map([[root, 1]]), 0);
       continue;
     }
     const ref = reference(model, raw, "paths");
@@ -109,33 +119,61 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
     if ([...ref.path.hops.map((hop) => hop.to.target), target.target].some((t) => forcedSourceOf(t))) continue;
     response.roots.push(ref.publicPath);
     // A subtree request resets the cycle count: the subtree's own type counts once.
-    walk(target.scope, target.target, ref.publicPath, 1, hops, new Map([[target.target, 1]]));
+    const crossedCost = [...ref.crossed, ref.end].reduce((sum, step) => sum + costOf(step, engine.options), 0);
+    walk(target.scope, target.target, ref.publicPath, 1, hops, new Map([[target.target, 1]]), crossedCost);
   }
   return response;
 }
 
-function describeField(step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], decisions: DecisionTable, options: QpPolicyOptions): SchemaField {
+const describeOf = (step: PolicyMember) => {
+  const describe = step.policy?.attributes.find((a) => a.kind === "describe");
+  return describe && describe.kind === "describe" ? describe : null;
+};
+
+const costOf = (step: PolicyMember, options: QpPolicyOptions) => {
+  const cost = step.policy?.attributes.find((a) => a.kind === "cost");
+  return cost && cost.kind === "cost" ? cost.weight : options.caps.defaultFieldCost;
+};
+
+/** The transformation chain's steps in the fixed order of SPEC.md "Transform rules" (QpDefault short-circuits it). */
+const chainOrder = ["mutate", "generalize", "format", "mask", "truncate"] as const;
+
+function transformsOf(step: PolicyMember, select: Decision): string[] {
+  if (select.effect !== PolicyEffect.Mask) return [];
+  if (select.mask) return [`Mask:${select.mask.strategy}`]; // a rule's mask replaces the decorators' chain
   const attributes = step.policy?.attributes ?? [];
-  const describe = attributes.find((a) => a.kind === "describe");
+  if (attributes.some((a) => a.kind === "default")) return ["Default"];
+  return chainOrder.flatMap((kind) => attributes.filter((a) => a.kind === kind)).map((a) => {
+    if (a.kind === "mask") return `Mask:${a.options.strategy}`;
+    if (a.kind === "generalize") return `Generalize:${a.options.mode}`;
+    return a.kind[0]!.toUpperCase() + a.kind.slice(1);
+  });
+}
+
+function describeField(step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], decisions: DecisionTable, options: QpPolicyOptions, crossedCost: number): SchemaField {
+  const attributes = step.policy?.attributes ?? [];
+  const describe = describeOf(step);
   const values = attributes.find((a) => a.kind === "allowedValues");
-  const cost = attributes.find((a) => a.kind === "cost");
   const operators = attributes.find((a) => a.kind === "operators");
   const column = step.member.kind === "column" ? step.member : null;
   const dataType = column ? dataTypeOf[column.fieldKind] : null;
   let ops = allowed.includes(PolicyFeature.Where) && dataType ? [...supportedOperators[dataType]] : [];
   if (operators && operators.kind === "operators") ops = ops.filter((op) => (operators.allow ?? ops).includes(op) && !operators.deny.includes(op));
   const enumValues = column?.enumDefinition ? (Array.isArray(column.enumDefinition) ? column.enumDefinition : Object.values(column.enumDefinition as object)).map(String) : null;
+  const select = decisions.decide(step, PolicyFeature.Select);
   return {
     path, parent,
-    label: describe && describe.kind === "describe" && describe.label ? describe.label : step.publicName,
-    description: describe && describe.kind === "describe" ? describe.description ?? null : null,
-    group: describe && describe.kind === "describe" ? describe.group ?? null : null,
-    order: describe && describe.kind === "describe" ? describe.order ?? null : null,
+    label: describe?.label ? describe.label : step.publicName,
+    description: describe?.description ?? null,
+    group: describe?.group ?? null,
+    order: describe?.order ?? null,
     dataType, operators: ops,
     allowedValues: values && values.kind === "allowedValues" ? [...values.values] : enumValues,
-    cost: cost && cost.kind === "cost" ? cost.weight : options.caps.defaultFieldCost,
+    cost: costOf(step, options),
+    pathCost: crossedCost + costOf(step, options),
     features: allowed.map((f) => PolicyFeature[f]),
-    masked: decisions.decide(step, PolicyFeature.Select).effect === PolicyEffect.Mask,
+    masked: select.effect === PolicyEffect.Mask,
+    transforms: transformsOf(step, select),
   };
 }
 

@@ -10,7 +10,7 @@ import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, S
 import type { ColumnMember, EntityModel, MemberScope } from "../model/entity-model.js";
 import type { FieldKind } from "../model/field-kind.js";
 import { groupKeyName } from "../plan/build-summary.js";
-import { bySort } from "../plan/build-predicate.js";
+import { buildCondition, bySort } from "../plan/build-predicate.js";
 import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
@@ -66,6 +66,8 @@ export class Sanitizer {
   private cost = 0;
   private conditionCount = 0;
   private forcedCount = 0;
+  /** The caller's conditions with where they sit in the request, for the value checks in finish(). */
+  private readonly conditions: { condition: Condition; where: string }[] = [];
   readonly renames: RenameTree = new Map();
   readonly transforms: TransformTree = new Map();
   /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
@@ -236,7 +238,9 @@ export class Sanitizer {
       }
     }
     this.checkReference(ref, `${where}.field`);
-    return { ...condition, field: ref.canonical };
+    const sanitized = { ...condition, field: ref.canonical };
+    this.conditions.push({ condition: sanitized, where });
+    return sanitized;
   }
 
   /** Conditions that must hold for a row to match: no Or with more than one branch above them. */
@@ -428,6 +432,10 @@ export class Sanitizer {
     if (getQueryString && (this.options.tier === QpTier.Strict || this.forcedCount > 0)) {
       this.refuse(PolicyErrorCode.QueryStringDenied, this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL", "getQueryString", "queryString", "Query", null);
     }
+    // Value formats and DataType/operator pairs come after the policy (TYPESCRIPT-API.md "Order of
+    // checks") and are checked here, before forced predicates wrap the caller's group, so that an
+    // error names the condition where the caller put it.
+    for (const { condition, where } of this.conditions) buildCondition(this.root, condition, where);
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.entries };
     return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys };
   }

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { expect } from "chai";
 import { In } from "typeorm";
 import { QpAuditEventRecord } from "../../nest-module/index.js";
+import { sampleRules } from "../../sample-app/app.module.js";
 import { Customer, ContactInfo, Department, Employee, Order, OrderItem, Product, Tenant } from "../../sample-app/domain/entities.js";
 import { sampleTenants } from "../../sample-app/domain/seed.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
@@ -32,6 +33,8 @@ async function request(base: string, method: string, path: string, token?: strin
   assertNoStack(reply);
   return reply;
 }
+
+const sampleRuleIds = sampleRules.map((r) => r.id).sort();
 
 const tokenOf = { ada: "dev-ada", ben: "dev-ben", cleo: "dev-cleo", dan: "dev-dan", erin: "dev-erin" } as const;
 const tenantOf = { ada: "acme", ben: "acme", cleo: "globex", dan: "initech", erin: "umbrella" } as const;
@@ -306,7 +309,7 @@ describe("sample app", function () {
         expect((await as("cleo")("GET", "/qp-admin/health")).status).to.equal(403);
         expect((await as("ben")("GET", "/qp-admin/health")).status).to.equal(200);
         const rules = await as("ben")("GET", "/qp-admin/rules");
-        expect(rules.body.map((r: { id: string }) => r.id).sort()).to.deep.equal(["analyst-initials", "support-no-salary"]);
+        expect(rules.body.map((r: { id: string }) => r.id).sort()).to.deep.equal(sampleRuleIds);
         const rule = { subjectKind: "Role", subject: "support", entity: "customers", field: "createdAt", features: "Select", effect: "Deny" };
         expect((await as("ben")("POST", "/qp-admin/rules", rule)).status).to.equal(403);
         expect((await as(undefined)("POST", "/qp-admin/rules", rule)).status).to.equal(401);
@@ -336,6 +339,57 @@ describe("sample app", function () {
         expect(reply.body.nodes.map((n: { path: string }) => n.path)).to.include("contact");
         const forAdmin = await as("ada")("POST", "/qp-admin/schema", { entity: "customers", depth: 1 });
         expect(forAdmin.body.fields.find((f: { path: string }) => f.path === "name").masked).to.equal(false);
+      });
+
+      it("answers the schema (and only the schema) to support staff, for the filter page: salary is not in it", async () => {
+        const paths = async (user: User) => {
+          const reply = await as(user)("POST", "/qp-admin/schema", { entity: "employees" });
+          expect(reply.status, reply.text).to.equal(200);
+          return reply.body.fields.map((f: { path: string }) => f.path);
+        };
+        expect(await paths("ada")).to.include("salary");
+        expect(await paths("cleo")).not.to.include("salary");
+        expect(await paths("cleo")).to.include("name");
+        for (const [method, path, body] of [["GET", "/qp-admin/rules"], ["GET", "/qp-admin/health"], ["POST", "/qp-admin/explain", { entity: "employees", field: "salary" }], ["POST", "/qp-admin/simulate", { entity: "employees", filter: {} }]] as const) {
+          expect((await as("erin")(method, path, body)).status, path).to.equal(403);
+        }
+        expect((await as(undefined)("POST", "/qp-admin/schema", { entity: "employees" })).status).to.equal(401);
+      });
+
+      it("describes for a filter UI what each field's values go through, what a use costs, and the budget", async () => {
+        const reply = await as("ben")("POST", "/qp-admin/schema", { entity: "customers", depth: 2 });
+        const field = (path: string) => reply.body.fields.find((f: { path: string }) => f.path === path);
+        expect(reply.body.maxCost).to.equal(100);
+        expect(field("name").transforms).to.deep.equal(["Mask:Partial"]);
+        expect(field("nationalId").transforms).to.deep.equal(["Mask:Tokenize"]);
+        expect(field("birthDate").transforms).to.deep.equal(["Generalize:DatePart"]);
+        expect(field("notes")).to.include({ cost: 40, pathCost: 40 });
+        expect(field("notes").transforms).to.deep.equal(["Truncate"]);
+        expect(field("contact.email")).to.include({ cost: 1, pathCost: 2 });
+        expect(field("segment").transforms).to.deep.equal([]);
+        // Orders and the tenant are tenant-scoped: reachable only as a query's root, so not offered beneath customers.
+        expect(reply.body.nodes.map((n: { path: string }) => n.path)).to.deep.equal(["contact"]);
+        expect(reply.body.fields.some((f: { path: string }) => f.path.startsWith("orders.") || f.path.startsWith("tenant."))).to.equal(false);
+        const denied = await as("ben")("POST", "/api/customers/filter", { selects: ["id", "orders.total"] });
+        expect(denied.body.policy.entries.find((e: { field: string }) => e.field === "orders.total")).to.include({ action: "Dropped" });
+      });
+
+      it("shows staff names to analysts as keyed hashes: equal names, equal hashes", async () => {
+        const query = { selects: ["id", "name"], orders: [{ sort: 1, field: "id" }], page: { pageNumber: 1, pageSize: 200 } };
+        const hashed = await as("ben")("POST", "/api/employees/filter", query);
+        const plain = await as("ada")("POST", "/api/employees/filter", query);
+        expect(hashed.status, hashed.text).to.equal(200);
+        expect(hashed.body.data.map((r: { id: number }) => r.id)).to.deep.equal(plain.body.data.map((r: { id: number }) => r.id));
+        expect(hashed.body.data.every((r: { name: string }) => /^[0-9a-f]{32}$/.test(r.name))).to.equal(true);
+        const hashOf = new Map<string, string>();
+        plain.body.data.forEach((r: { name: string }, i: number) => {
+          const hash = hashed.body.data[i].name;
+          expect(hashOf.get(r.name) ?? hash, r.name).to.equal(hash);
+          hashOf.set(r.name, hash);
+        });
+        expect(new Set(hashOf.values()).size).to.equal(hashOf.size);
+        const schema = await as("ben")("POST", "/qp-admin/schema", { entity: "employees" });
+        expect(schema.body.fields.find((f: { path: string }) => f.path === "name").transforms).to.deep.equal(["Mask:Hash"]);
       });
     });
 
@@ -404,7 +458,7 @@ describe("sample app", function () {
         expect(summary.status, summary.text).to.equal(200);
         expect(summary.body.data.reduce((sum: number, r: { n: number }) => sum + r.n, 0)).to.equal(await s!.dataSource.getRepository(Order).count({ where: { tenantId: "acme" } }));
         const rules = await request(s!.url, "GET", "/qp-admin/rules", "dev-ada");
-        expect(rules.body).to.have.length(2);
+        expect(rules.body).to.have.length(sampleRules.length);
         await request(s!.url, "POST", "/api/employees/filter", "dev-ada", { selects: ["salary"] }, { "x-request-id": `pg-${dialect}` });
         expect(await s!.dataSource.getRepository(QpAuditEventRecord).count({ where: { requestId: `pg-${dialect}` } })).to.equal(1);
       });
@@ -446,6 +500,7 @@ describe("sample app", function () {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(output).to.include(`QueryLib sample app on http://127.0.0.1:${port}`);
+      expect(output).to.include(`Filter page: http://127.0.0.1:${port}/`);
       const curls = output.split("\n").filter((line) => line.trim().startsWith("curl ")).map((line) => line.trim());
       expect(curls).to.have.length(6);
       for (const line of curls) expect(line).to.include(`http://127.0.0.1:${port}/`);
@@ -459,9 +514,17 @@ describe("sample app", function () {
       expect(orders.data.map((r: { status: string }) => r.status)).to.deep.equal(["Cancelled", "Delivered", "Paid", "Pending", "Refunded", "Shipped"]);
       expect(employees.data[0]).to.have.keys(["name", "title", "salary", "managerId"]);
       expect(schema.entity).to.equal("customers");
-      expect(rules.map((r: { id: string }) => r.id).sort()).to.deep.equal(["analyst-initials", "support-no-salary"]);
+      expect(rules.map((r: { id: string }) => r.id).sort()).to.deep.equal(sampleRuleIds);
       expect(audit.length).to.be.greaterThan(0);
       expect(audit[0]).to.include({ field: "salary", userId: "ada" });
+      // The filter page, served from sample-app/public although the app runs from dist/.
+      const index = await fetch(`http://127.0.0.1:${port}/`);
+      expect(index.status).to.equal(200);
+      expect(await index.text()).to.include("<title>QueryLib filter page</title>");
+      expect(index.headers.get("content-security-policy")).to.include("default-src 'self'");
+      const script = await fetch(`http://127.0.0.1:${port}/js/main.js`);
+      expect(script.headers.get("content-type")).to.match(/javascript/);
+      expect(await script.text()).to.include("loadSchema");
 
       child.kill("SIGTERM");
       const code = await new Promise<number | null>((resolve) => (child!.exitCode !== null ? resolve(child!.exitCode) : child!.once("exit", (c) => resolve(c))));

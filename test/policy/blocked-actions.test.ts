@@ -460,7 +460,15 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
         await expectPolicyError(() => run(ctx, Patient, c(), whereShape(cond("mail", "Contains", ["x"], 1, "Number"))), PolicyErrorCode.OperatorNotAllowed);
         // An unknown field is a validation error; formats come after the policy.
         await expectLogicError(() => run(ctx, Patient, c(), whereShape(cond("nope", "Equal", ["a"]))), "ConditionMustHasValidFieldName");
-        await expectLogicError(() => run(ctx, Patient, c(), whereShape(cond("id", "Equal", ["abc"], 1, "Number"))), "InvalidFormat");
+        const format = await expectLogicError(() => run(ctx, Patient, c(), whereShape(cond("id", "Equal", ["abc"], 1, "Number"))), "InvalidFormat");
+        // A format error names the condition where the caller put it, not where the forced tenant predicate moved it.
+        assert.equal(format.path, "conditionGroup.conditions[0].values[0]");
+        const nested = await expectLogicError(() => run(ctx, Patient, c(), { conditionGroup: { ...and(cond("id", "GreaterThan", [0])), subConditionGroups: [{ sort: 1, ...and(cond("id", "Between", [1, "abc"], 1, "Number")) }] } }), "InvalidFormat");
+        assert.equal(nested.path, "conditionGroup.subConditionGroups[0].conditions[0].values[1]");
+        const inSet = await expectLogicError(() => run(ctx, Patient, c(), {
+          conditionSets: [{ sort: 1, conditionGroup: and(cond("id", "GreaterThan", [0])) }, { sort: 2, intersection: "Union", conditionGroup: and(cond("id", "Equal", ["abc"], 1, "Number")) }],
+        }), "InvalidFormat");
+        assert.equal(inSet.path, "conditionSets[1].conditionGroup.conditions[0].values[0]");
         // Where is checked before orders and selects.
         await expectPolicyError(() => run(ctx, Patient, c(), { ...whereShape(cond("ssn", "Equal", ["a"])), orders: [{ sort: 1, field: "nope" }] }), PolicyErrorCode.FieldDeniedForWhere);
       });

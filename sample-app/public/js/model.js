@@ -1,0 +1,151 @@
+// The editor's state (plain objects, each part with a stable id) and the JSON request built
+// from it. Building also records which JSON path each part became, so an error's `path`
+// ("conditionGroup.subConditionGroups[0].conditions[1].field") finds the part it is about.
+let lastId = 0;
+export const newId = (prefix) => `${prefix}${++lastId}`;
+
+export const Aggregators = ["Count", "CountDistinct", "Sumation", "Average", "Minimum", "Maximum", "FirstOrDefault", "LastOrDefault"];
+export const Intersections = ["Union", "Intersect", "Except"];
+
+export const newGroup = (connector = "And") => ({ id: newId("g"), connector, conditions: [], groups: [] });
+
+export function newCondition(field) {
+  return { id: newId("c"), field: field?.path ?? "", dataType: field?.dataType ?? "Text", operator: field?.operators?.[0] ?? "Equal", values: initialValues(field?.operators?.[0] ?? "Equal") };
+}
+
+const page = () => ({ id: newId("p"), pageNumber: 1, pageSize: 20 });
+
+/** A fresh query for each mode; switching modes keeps each one's work. */
+export function emptyQueries() {
+  return {
+    filter: { where: newGroup(), selects: [], orders: [], page: page() },
+    summary: { where: newGroup(), groupFields: [], aggregates: [{ id: newId("a"), aggregator: "Count", field: "", alias: "count" }], having: newGroup(), orders: [], page: page() },
+    segment: { sets: [{ id: newId("s"), intersection: null, group: newGroup() }], selects: [], orders: [], page: page() },
+  };
+}
+
+/** How many values an operator takes: 0, 1, 2 or "many". */
+export function arity(operator) {
+  if (operator === "IsNull" || operator === "IsNotNull") return 0;
+  if (operator === "Between" || operator === "NotBetween") return 2;
+  if (["In", "IIn", "NotIn", "INotIn"].includes(operator)) return "many";
+  return 1;
+}
+
+export function initialValues(operator, previous = []) {
+  const n = arity(operator);
+  if (n === 0) return [];
+  if (n === "many") return previous.filter((v) => v !== "");
+  return Array.from({ length: n }, (_, i) => previous[i] ?? "");
+}
+
+/** A value as JSON: numbers and booleans typed, everything else the text the user gave. */
+function jsonValue(value, dataType) {
+  if (dataType === "Number" && typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  if (dataType === "Boolean" && (value === "true" || value === "false")) return value === "true";
+  return value;
+}
+
+class RequestBuilder {
+  constructor() {
+    /** [json path, part id] */
+    this.paths = [];
+  }
+
+  at(path, id) {
+    this.paths.push([path, id]);
+  }
+
+  /** A ConditionGroup, or null when it holds nothing (an empty sub-group is left out; a top group keeps its path for errors about it). */
+  group(group, path, top = true) {
+    const mark = this.paths.length;
+    this.at(path, group.id);
+    const conditions = group.conditions.map((c, i) => {
+      this.at(`${path}.conditions[${i}]`, c.id);
+      return { sort: i + 1, field: c.field, dataType: c.dataType, operator: c.operator, values: c.values.map((v) => jsonValue(v, c.dataType)) };
+    });
+    const subs = [];
+    for (const sub of group.groups) {
+      const built = this.group(sub, `${path}.subConditionGroups[${subs.length}]`, false);
+      if (built) subs.push({ sort: subs.length + 1, ...built });
+    }
+    if (conditions.length === 0 && subs.length === 0) {
+      if (!top) this.paths.length = mark;
+      return null;
+    }
+    return { connector: group.connector, conditions, subConditionGroups: subs };
+  }
+
+  list(items, path, toJson) {
+    const out = items.map((item, i) => {
+      this.at(`${path}[${i}]`, item.id);
+      return toJson(item, i);
+    });
+    return out.length ? out : undefined;
+  }
+
+  orders(orders) {
+    return this.list(orders, "orders", (o, i) => ({ sort: i + 1, field: o.field, direction: o.direction }));
+  }
+
+  page(page) {
+    this.at("page", page.id);
+    return { pageNumber: page.pageNumber, pageSize: page.pageSize };
+  }
+}
+
+/** The request body of `mode` and where each part went: { body, paths }. */
+export function buildRequest(mode, query) {
+  const b = new RequestBuilder();
+  let body;
+  if (mode === "filter") {
+    body = { conditionGroup: b.group(query.where, "conditionGroup") ?? undefined, selects: b.list(query.selects, "selects", (s) => s.path), orders: b.orders(query.orders), page: b.page(query.page) };
+  } else if (mode === "summary") {
+    b.at("groupBy", "groupBy");
+    body = {
+      conditionGroup: b.group(query.where, "conditionGroup") ?? undefined,
+      groupBy: {
+        fields: b.list(query.groupFields, "groupBy.fields", (s) => s.path) ?? [],
+        aggregateBy: b.list(query.aggregates, "groupBy.aggregateBy", (a) => ({ ...(a.field ? { field: a.field } : {}), alias: a.alias, aggregator: a.aggregator })) ?? [],
+      },
+      having: b.group(query.having, "having") ?? undefined,
+      orders: b.orders(query.orders),
+      page: b.page(query.page),
+    };
+  } else {
+    body = {
+      conditionSets: query.sets.map((set, i) => {
+        b.at(`conditionSets[${i}]`, set.id);
+        const group = b.group(set.group, `conditionSets[${i}].conditionGroup`) ?? { connector: set.group.connector, conditions: [], subConditionGroups: [] };
+        return { sort: i + 1, ...(i > 0 ? { intersection: set.intersection ?? "Union" } : {}), conditionGroup: group };
+      }),
+      selects: b.list(query.selects, "selects", (s) => s.path),
+      orders: b.orders(query.orders),
+      page: b.page(query.page),
+    };
+  }
+  return { body: JSON.parse(JSON.stringify(body)), paths: b.paths };
+}
+
+/** The part an error path is about: the longest recorded path the error path starts with. */
+export function partOf(paths, errorPath) {
+  if (!errorPath) return null;
+  let best = null;
+  for (const [path, id] of paths) {
+    const inside = errorPath === path || errorPath.startsWith(`${path}.`) || errorPath.startsWith(`${path}[`);
+    if (inside && (!best || path.length > best[0].length)) best = [path, id];
+  }
+  return best?.[1] ?? null;
+}
+
+/** Every field path a query references, for the cost estimate (aliases are not fields). */
+export function referencedFields(mode, query) {
+  const fromGroup = (g) => [...g.conditions.map((c) => c.field), ...g.groups.flatMap(fromGroup)];
+  const orders = query.orders.map((o) => o.field);
+  if (mode === "filter") return [...fromGroup(query.where), ...query.selects.map((s) => s.path), ...orders];
+  if (mode === "summary") {
+    const aliases = new Set(query.aggregates.map((a) => a.alias));
+    return [...fromGroup(query.where), ...query.groupFields.map((s) => s.path), ...query.aggregates.map((a) => a.field).filter(Boolean), ...orders.filter((f) => !aliases.has(f))];
+  }
+  return [...query.sets.flatMap((s) => fromGroup(s.group)), ...query.selects.map((s) => s.path), ...orders];
+}

@@ -1,0 +1,60 @@
+// One page of results: totals, paging, and a table whose transformed columns say so
+// (masked, hashed, tokenized, generalized, …) in the header and on every cell.
+import { h } from "./dom.js";
+import { markerOf } from "./schema.js";
+
+/** A row as flat dotted keys: { contact: { email } } → { "contact.email": … }. */
+function flatten(row, prefix = "", out = {}) {
+  for (const [key, value] of Object.entries(row ?? {})) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)) flatten(value, path, out);
+    else out[path] = value;
+  }
+  return out;
+}
+
+/** How a value reads in a cell (the browser tests read cells with the same rule). */
+export function cellText(value) {
+  if (value === null || value === undefined) return "—";
+  if (Array.isArray(value)) return JSON.stringify(value);
+  return String(value);
+}
+
+/** The requested columns that came back, in their order, then any others; a navigation that is null on a row ("contact": null) is not a column of its own when its fields were asked for. */
+function columnsOf(rows, requested) {
+  const present = new Set(rows.flatMap((r) => Object.keys(r)));
+  const ordered = requested.filter((c) => present.has(c) || [...present].some((p) => c.startsWith(`${p}.`)));
+  for (const key of present) if (!ordered.includes(key) && !ordered.some((c) => c.startsWith(`${key}.`))) ordered.push(key);
+  return ordered;
+}
+
+/**
+ * result: the server's FilterResult/SummaryResult; requested: the column paths asked for (in
+ * order); schema: for labels and markers; onPage(n): loads another page.
+ */
+export function resultsView(result, { requested, schema, mode, onPage }) {
+  const rows = result.data.map((r) => flatten(r));
+  const columns = columnsOf(rows, requested);
+  const masked = new Map((result.policy?.entries ?? []).filter((e) => e.action === "Masked").map((e) => [e.field, e.source]));
+  const head = columns.map((column) => {
+    const field = schema.field(column);
+    const marker = field ? markerOf(field) : null;
+    return { column, field, marker, source: masked.get(column) ?? null };
+  });
+  const pageCount = result.pageCount;
+  return h("section", { class: "results", "aria-label": "Results" },
+    h("div", { class: "results-head" },
+      h("h2", {}, mode === "summary" ? "Groups" : "Rows"),
+      h("p", { class: "totals", "data-total": result.totalCount },
+        `${result.totalCount} ${mode === "summary" ? "group" : "row"}${result.totalCount === 1 ? "" : "s"} in total · page ${result.pageNumber} of ${Math.max(pageCount, 1)} · ${result.pageSize} per page`),
+      h("div", { class: "pager" },
+        h("button", { type: "button", focus: "page:previous", disabled: result.pageNumber <= 1, onclick: () => onPage(result.pageNumber - 1) }, "‹ Previous"),
+        h("button", { type: "button", focus: "page:next", disabled: result.pageNumber >= pageCount, onclick: () => onPage(result.pageNumber + 1) }, "Next ›"))),
+    rows.length === 0 ? h("p", { class: "hint" }, "No rows on this page.") :
+      h("div", { class: "table-wrap", tabindex: 0, "aria-label": "Results table (scrolls)" },
+        h("table", {},
+          h("thead", {}, h("tr", {}, head.map(({ column, field, marker, source }) => h("th", { scope: "col", "data-column": column, title: source ? `${marker?.detail ?? "transformed"} · ${source}` : column },
+            field ? schema.label(column) : column,
+            marker ? h("span", { class: `marker ${marker.kind}` }, marker.text) : null)))),
+          h("tbody", {}, rows.map((row) => h("tr", {}, head.map(({ column, marker }) => h("td", { "data-column": column, class: marker && row[column] !== null && row[column] !== undefined ? `transformed ${marker.kind}` : null }, cellText(row[column])))))))));
+}

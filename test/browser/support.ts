@@ -1,0 +1,72 @@
+// Shared pieces of the browser tests: Debian's Chromium driven by playwright-core (headless, no
+// sandbox, background networking off), the sample app on 127.0.0.1 with an ephemeral port, a
+// watch on the browser console, and where screenshots go.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { type Browser, type Page, chromium } from "playwright-core";
+import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
+
+export const chromiumPath = "/usr/bin/chromium";
+export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+export const screenshotDirectory = join(repositoryRoot, "test-output", "screenshots");
+
+/**
+ * For a `before` hook: without Chromium the browser tests are pending (with the reason printed),
+ * except under CI=true, where a missing browser is a failure (.ci/run installs it).
+ */
+export function requireChromium(context: Mocha.Context): void {
+  if (existsSync(chromiumPath)) return;
+  if (process.env.CI === "true") throw new Error(`${chromiumPath} is missing and CI=true: .ci/run installs it (apt-get install chromium)`);
+  console.log(`    browser tests pending: ${chromiumPath} is missing (apt-get install chromium)`);
+  context.skip();
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, headless: true, chromiumSandbox: false, args: ["--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+}
+
+/** The sample app on embedded SQLite, seeded as `npm start` seeds it, listening on 127.0.0.1. */
+export function startApp(): Promise<SampleApp> {
+  return startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" } });
+}
+
+export function screenshotPath(name: string): string {
+  mkdirSync(screenshotDirectory, { recursive: true });
+  return join(screenshotDirectory, `${name}.png`);
+}
+
+/**
+ * Every console error and uncaught page error of a page. Chromium logs each HTTP error answer
+ * as a console error ("Failed to load resource: … status of 403"); a test that provokes a
+ * refusal on purpose names it with expectRefusal, and nothing else may appear.
+ */
+export class ConsoleWatch {
+  private readonly problems: { text: string; url: string }[] = [];
+  private readonly refusals: { url: string; status: number }[] = [];
+
+  constructor(page: Page, private readonly base: string) {
+    page.on("console", (message) => {
+      if (message.type() === "error") this.problems.push({ text: message.text(), url: message.location().url });
+    });
+    page.on("pageerror", (error) => this.problems.push({ text: `uncaught: ${error.message}`, url: "" }));
+  }
+
+  expectRefusal(path: string, status: number): void {
+    this.refusals.push({ url: this.base + path, status });
+  }
+
+  assertClean(): void {
+    const unexpected = this.problems.filter((p) => !this.refusals.some((r) => p.url === r.url && p.text === `Failed to load resource: the server responded with a status of ${r.status} (${statusText[r.status]})`));
+    expect(unexpected.map((p) => `${p.text} ${p.url}`), "console errors").to.deep.equal([]);
+  }
+}
+
+const statusText: Record<number, string> = { 400: "Bad Request", 403: "Forbidden" };
+
+/** The API as the page calls it, from Node: the same JSON, the same caller. */
+export async function callApi(base: string, token: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(base + path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
+}
