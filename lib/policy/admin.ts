@@ -20,6 +20,8 @@ import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type PolicyMember, policyMember, reference } from "./references.js";
 import { forcedSourceOf } from "./entity-policy.js";
+import { outputChainOf } from "./sanitize.js";
+import type { TransformChain } from "../transform/field-transforms.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyTrace } from "./trace.js";
 import type { Filter } from "../shapes/shapes.js";
@@ -83,13 +85,17 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
         continue;
       }
       if (member.kind === "column") {
-        const allowed = singleFeatures.filter((f) => decisions.decide(step, f).effect !== PolicyEffect.Deny);
+        // A transformed member's stored values cannot be grouped or aggregated without allowAggregate
+        // (TransformRequiresMaterialization): not offered either.
+        const chain = outputChainOf(step, decisions.decide(step, PolicyFeature.Select));
+        const readsStored = chain !== null && !chain.allowAggregate ? [PolicyFeature.Group, PolicyFeature.Aggregate] : [];
+        const allowed = singleFeatures.filter((f) => !readsStored.includes(f) && decisions.decide(step, f).effect !== PolicyEffect.Deny);
         if (allowed.length === 0) continue; // sealed or denied for every feature: never shown
         if (response.fields.length >= caps.maxSchemaFields) {
           response.truncated = true;
           return;
         }
-        response.fields.push(describeField(step, full, path, allowed, decisions, engine.options, crossedCost));
+        response.fields.push(describeField(step, full, path, allowed, chain, decisions, engine.options, crossedCost));
         continue;
       }
       const target = member.target();
@@ -135,22 +141,20 @@ const costOf = (step: PolicyMember, options: QpPolicyOptions) => {
   return cost && cost.kind === "cost" ? cost.weight : options.caps.defaultFieldCost;
 };
 
-/** The transformation chain's steps in the fixed order of SPEC.md "Transform rules" (QpDefault short-circuits it). */
-const chainOrder = ["mutate", "generalize", "format", "mask", "truncate"] as const;
-
-function transformsOf(step: PolicyMember, select: Decision): string[] {
-  if (select.effect !== PolicyEffect.Mask) return [];
-  if (select.mask) return [`Mask:${select.mask.strategy}`]; // a rule's mask replaces the decorators' chain
-  const attributes = step.policy?.attributes ?? [];
-  if (attributes.some((a) => a.kind === "default")) return ["Default"];
-  return chainOrder.flatMap((kind) => attributes.filter((a) => a.kind === kind)).map((a) => {
-    if (a.kind === "mask") return `Mask:${a.options.strategy}`;
-    if (a.kind === "generalize") return `Generalize:${a.options.mode}`;
-    return a.kind[0]!.toUpperCase() + a.kind.slice(1);
-  });
+/** A chain's steps as labels, in the order they run (SPEC.md "Transform rules"; QpDefault short-circuits it). */
+function transformLabels(chain: TransformChain | null): string[] {
+  if (!chain) return [];
+  if (chain.defaultValue) return ["Default"];
+  return [
+    chain.mutate ? "Mutate" : null,
+    chain.generalize ? `Generalize:${chain.generalize.mode}` : null,
+    chain.format !== undefined ? "Format" : null,
+    chain.mask ? `Mask:${chain.mask.strategy}` : null,
+    chain.truncate ? "Truncate" : null,
+  ].filter((label): label is string => label !== null);
 }
 
-function describeField(step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], decisions: DecisionTable, options: QpPolicyOptions, crossedCost: number): SchemaField {
+function describeField(step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], chain: TransformChain | null, decisions: DecisionTable, options: QpPolicyOptions, crossedCost: number): SchemaField {
   const attributes = step.policy?.attributes ?? [];
   const describe = describeOf(step);
   const values = attributes.find((a) => a.kind === "allowedValues");
@@ -173,7 +177,7 @@ function describeField(step: PolicyMember, path: string, parent: string, allowed
     pathCost: crossedCost + costOf(step, options),
     features: allowed.map((f) => PolicyFeature[f]),
     masked: select.effect === PolicyEffect.Mask,
-    transforms: transformsOf(step, select),
+    transforms: transformLabels(chain),
   };
 }
 

@@ -89,12 +89,7 @@ export class Sanitizer {
    * none when a rule lifted an overridable transformation, else the decorators' chain.
    */
   private chainOf(member: PolicyMember): TransformChain | null {
-    const kind = member.member.kind === "column" ? member.member.fieldKind : null;
-    const decision = this.decision(member, PolicyFeature.Select);
-    let chain: TransformChain | null;
-    if (decision.effect === PolicyEffect.Mask && decision.mask) chain = ruleMaskChain(decision.mask, member, decision.source);
-    else if (decision.effect === PolicyEffect.Allow && decision.level !== null && decision.level < PolicyLevel.OverridableAttribute) chain = null;
-    else chain = transformChainOf(member.policy, kind);
+    const chain = outputChainOf(member, this.decision(member, PolicyFeature.Select));
     if (chain) checkChainNeeds(chain, { hashSalt: this.options.hashSalt, vault: this.options.tokenVault });
     return chain;
   }
@@ -506,6 +501,13 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
     hidden.push(groupFloorAlias);
   }
   return s.finish({ conditionGroup: s.forced(where), groupBy, having, orders, page }, getQueryString, keyRenames, hidden);
+}
+
+/** The output chain of a member given its Select decision (see Sanitizer.chainOf); the schema uses it too. */
+export function outputChainOf(member: PolicyMember, decision: Decision): TransformChain | null {
+  if (decision.effect === PolicyEffect.Mask && decision.mask) return ruleMaskChain(decision.mask, member, decision.source);
+  if (decision.effect === PolicyEffect.Allow && decision.level !== null && decision.level < PolicyLevel.OverridableAttribute) return null;
+  return transformChainOf(member.policy, member.member.kind === "column" ? member.member.fieldKind : null);
 }
 
 /**

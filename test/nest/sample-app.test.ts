@@ -367,6 +367,12 @@ describe("sample app", function () {
         expect(field("notes").transforms).to.deep.equal(["Truncate"]);
         expect(field("contact.email")).to.include({ cost: 1, pathCost: 2 });
         expect(field("segment").transforms).to.deep.equal([]);
+        // A transformed field is grouped or aggregated only with allowAggregate (else TransformRequiresMaterialization): offered accordingly.
+        expect(field("nationalId").features).to.not.include.members(["Group"]).and.not.include("Aggregate");
+        expect(field("name").features).to.not.include("Group").and.not.include("Aggregate");
+        expect(field("balance").transforms).to.deep.equal(["Generalize:Bucket"]);
+        expect(field("balance").features).to.include.members(["Group", "Aggregate"]);
+        expect(field("segment").features).to.include.members(["Group", "Aggregate"]);
         // Orders and the tenant are tenant-scoped: reachable only as a query's root, so not offered beneath customers.
         expect(reply.body.nodes.map((n: { path: string }) => n.path)).to.deep.equal(["contact"]);
         expect(reply.body.fields.some((f: { path: string }) => f.path.startsWith("orders.") || f.path.startsWith("tenant."))).to.equal(false);

@@ -15,6 +15,8 @@ import { engine, expectLogicError, prepare, role } from "./support.js";
 
 const ALL = ["Where", "Select", "Order", "Group", "Aggregate", "Segment"];
 const without = (...denied: string[]) => ALL.filter((f) => !denied.includes(f));
+/** A masked member without allowAggregate: its stored values are neither grouped nor aggregated (TransformRequiresMaterialization). */
+const transformed = without("Group", "Aggregate");
 
 interface EntitySpec {
   columns: [string, string[]][];
@@ -26,7 +28,7 @@ const graph: Record<string, EntitySpec> = {
   [STAFF]: {
     columns: [
       ["id", ALL], ["name", ALL], ["title", ALL], ["email", ALL], ["city", ALL], ["team", ALL], ["grade", ALL], ["salary", ALL], ["active", ALL],
-      ["birthDate", ALL], ["ssn", []], ["secret", without("Where", "Order")], ["badge", ALL], ["bonus", without("Select")], ["phone", ALL],
+      ["birthDate", ALL], ["ssn", []], ["secret", without("Where", "Order")], ["badge", transformed], ["bonus", without("Select")], ["phone", transformed],
       ["hobby", without("Where", "Order")], ["nickname", ALL], ["audited", ALL], ["managerId", ALL], ["departmentId", ALL],
     ],
     relations: [["manager", STAFF], ["reports", STAFF], ["department", DEPARTMENTS]],
