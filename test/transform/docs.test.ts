@@ -1,12 +1,12 @@
-// docs/TRANSFORMS.md shows examples for every strategy; each must be a row of strategy-cases.ts
-// (same strategy, parameters, input and output), so the documentation is only ever what the
-// strategies test runs.
+// README.md and docs/TRANSFORMS.md show the strategy table with examples for every strategy; each
+// example must be a row of strategy-cases.ts (same strategy, parameters, input and output), so the
+// documentation is only ever what the strategies test runs.
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { GeneralizeMode, MaskStrategy } from "../../lib/index.js";
 import { strategyCases } from "./strategy-cases.js";
 
-const doc = readFileSync(new URL("../../../docs/TRANSFORMS.md", import.meta.url), "utf8");
+const documents = ["README.md", "docs/TRANSFORMS.md"].map((name) => ({ name, text: readFileSync(new URL(`../../../${name}`, import.meta.url), "utf8") }));
 
 /** How the document writes a value: a Date as "Date <ISO>", anything else as JSON (or the row's own display text). */
 const display = (value: unknown, shown: string | undefined) => shown ?? (value instanceof Date ? `Date ${value.toISOString()}` : JSON.stringify(value));
@@ -17,10 +17,12 @@ interface DocRow {
   readonly cell: string;
 }
 
-function strategyRows(): DocRow[] {
-  const start = doc.indexOf("\n## Strategies");
-  const end = doc.indexOf("\n### ", start);
-  const lines = doc.slice(start, end).split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| Strategy "));
+/** The rows of the table whose header starts "| Strategy |" (up to the first line that is not a table row). */
+function strategyRows(doc: string): DocRow[] {
+  const start = doc.indexOf("\n| Strategy |");
+  if (start < 0) return [];
+  const table = doc.slice(start + 1).split("\n");
+  const lines = table.slice(0, table.findIndex((line) => !line.startsWith("|"))).filter((line) => line.startsWith("| ") && !line.startsWith("| Strategy "));
   return lines.map((line) => {
     const cells = line.slice(2, -2).split(" | ");
     const cell = cells[3] ?? "";
@@ -32,8 +34,8 @@ function strategyRows(): DocRow[] {
   });
 }
 
-describe("docs/TRANSFORMS.md: every example is a tested row of strategy-cases.ts", () => {
-  const rows = strategyRows();
+for (const { name: document, text: doc } of documents) describe(`${document}: every example of the strategy table is a tested row of strategy-cases.ts`, () => {
+  const rows = strategyRows(doc);
 
   it("has a row for every MaskStrategy and GeneralizeMode member, QpTruncate, QpFormat, QpDefault and QpMutate", () => {
     const names = rows.map((r) => r.name);
@@ -42,7 +44,7 @@ describe("docs/TRANSFORMS.md: every example is a tested row of strategy-cases.ts
     for (const decorator of ["QpTruncate", "QpFormat", "QpDefault", "QpMutate"]) expect(names).to.include(decorator);
   });
 
-  for (const row of strategyRows()) {
+  for (const row of rows) {
     it(`${row.name}: its examples are rows of the strategy table`, () => {
       if (row.name === "MaskStrategy Tokenize") {
         expect(row.examples, "tokens are random: no fixed example").to.deep.equal([]);
