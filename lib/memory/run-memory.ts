@@ -1,7 +1,7 @@
 // Filter, Segment and Summary over in-memory arrays, from the same plans the databases run:
 // the same rows, order, pages and totals.
 import { Aggregator, Direction, Intersection } from "../shapes/enums.js";
-import type { EntityModel } from "../model/entity-model.js";
+import type { EmbeddedMember, EntityModel } from "../model/entity-model.js";
 import type { Aggregate, FilterPlan, HavingPredicate, OrderKey, SegmentPlan, SummaryPlan, ValueRef } from "../plan/nodes.js";
 import { ProjectionNode, buildProjection } from "../compile/projection.js";
 import { primaryKeyOrder } from "../compile/compile-filter.js";
@@ -66,7 +66,13 @@ function project(row: Row, node: ProjectionNode, typed: boolean): Row {
   for (const column of node.visibleColumns()) {
     const parts = column.propertyPath.split(".");
     let at = out;
-    for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Row;
+    let scope = node.model.scope;
+    for (const part of parts.slice(0, -1)) {
+      const embedded = scope.find(part) as EmbeddedMember;
+      scope = embedded.scope;
+      // Typed rows hold an instance of the embedded class, as TypeORM's setEntityValue builds it.
+      at = (at[part] ??= typed ? new (embedded.target as new () => Row)() : {}) as Row;
+    }
     at[parts[parts.length - 1]!] = readColumn(row, column) ?? null;
   }
   for (const [name, { node: child }] of node.references) {
