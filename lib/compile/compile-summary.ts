@@ -30,6 +30,11 @@ export function aggregateExpression(scope: Scope, a: Aggregate): string {
       return `CONVERT(${fn}(${dialect.exact(column)}) USING utf8mb4)`;
     }
   }
+  // PostgreSQL has no MIN/MAX for boolean: the smallest is "all true", the largest "any true".
+  if (a.value?.column.fieldKind === "boolean" && dialect.name === "postgres") {
+    if (a.aggregator === Aggregator.FirstOrDefault) return `BOOL_AND(${column})`;
+    if (a.aggregator === Aggregator.LastOrDefault) return `BOOL_OR(${column})`;
+  }
   switch (a.aggregator) {
     case Aggregator.Count: return "COUNT(*)";
     case Aggregator.CountDistinct: return `COUNT(DISTINCT ${column})`;

@@ -595,6 +595,29 @@ forEachTarget("Segment and Summary", (ctx) => {
       assert.ok(expected.data.some((row) => /[^\x00-\x7f]/.test(row.maxName)));
     });
 
+    // PostgreSQL has no MIN/MAX for boolean: these failed there with "function min(boolean) does not exist".
+    it("FirstOrDefault / LastOrDefault of a boolean: false before true, in having and orders too", async () => {
+      const aggregates = [agg("FirstOrDefault", "firstActive", "isActive"), agg("LastOrDefault", "lastActive", "isActive"), agg("Count", "n")];
+      const keys = ["address.country"];
+      const { expected } = await expectSummary(Customer, { groupBy: { fields: keys, aggregateBy: aggregates } }, { keys, aggregates });
+      assert.ok(expected.data.some((g) => g.firstActive === false && g.lastActive === true), "a group mixes both values");
+      await expectSummary(
+        Customer,
+        {
+          groupBy: { fields: keys, aggregateBy: aggregates },
+          having: group(cond("firstActive", "Boolean", "Equal", [false], 1), cond("lastActive", "Boolean", "Equal", [true], 2)),
+          orders: [{ sort: 1, field: "lastActive", direction: "Descending" }, { sort: 2, field: "firstActive" }],
+        },
+        { keys, aggregates, having: (g) => g.firstActive === false && g.lastActive === true, orders: [["lastActive", true], ["firstActive"]] },
+      );
+      const single = await expectSummary(
+        Customer,
+        { groupBy: { fields: ["tier", "isActive"], aggregateBy: aggregates }, orders: [{ sort: 1, field: "firstActive", direction: "Descending" }] },
+        { keys: ["tier", "isActive"], aggregates, orders: [["firstActive", true]] },
+      );
+      assert.ok(single.expected.data.every((g) => g.firstActive === g.isActive && g.lastActive === g.isActive));
+    });
+
     it("date aggregators: Date for a date-time column, YYYY-MM-DD text for a date column", async () => {
       const aggregates = [
         agg("Minimum", "firstCreated", "createdAt"),
