@@ -12,7 +12,10 @@ import { matches, test } from "./evaluate-predicate.js";
 import { type Row, type TextComparer, compareNullable, compareText, compareValues, follow, normalize, readColumn } from "./values.js";
 
 export interface MemoryOptions {
-  /** How text sorts; code-point order (SQLite's and PostgreSQL's C collation) by default. */
+  /**
+   * How text sorts in Filter and Segment orders; code-point order (SQLite's and PostgreSQL's C
+   * collation) by default. Summary groups sort text exactly, by code point, on every target.
+   */
   readonly textCompare?: TextComparer;
 }
 
@@ -132,7 +135,7 @@ function havingMatches(values: Map<Aggregate, unknown>, having: HavingPredicate)
   return test(values.get(a), column, having);
 }
 
-export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQueryString: boolean, options: MemoryOptions = {}): SummaryResult {
+export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQueryString: boolean): SummaryResult {
   const matching = rows.filter((row) => (plan.where ? matches(row, plan.where) : true));
   const groups = new Map<string, { keys: unknown[]; rows: Row[] }>();
   for (const row of matching) {
@@ -149,7 +152,7 @@ export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQ
   const terms = [...plan.orders, ...plan.keys.map((k) => ({ target: k, direction: Direction.Ascending }))];
   results.sort((a, b) => {
     for (const t of terms) {
-      const order = compareNullable(orderValue(a, t.target) ?? null, orderValue(b, t.target) ?? null, t.direction === Direction.Descending, options.textCompare);
+      const order = compareNullable(orderValue(a, t.target) ?? null, orderValue(b, t.target) ?? null, t.direction === Direction.Descending);
       if (order !== 0) return order;
     }
     return 0;
