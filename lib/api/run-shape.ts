@@ -26,7 +26,7 @@ export function runParsedAsync<T extends ObjectLiteral>(resolved: ResolvedSource
 export function runParsedInMemory<T>(rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> | SummaryResult {
   const data = rows as unknown as Row[];
   if (kind === "segment") return runSegmentInMemory<T>(data, buildSegmentPlan(model, shape as Segment), getQueryString, options);
-  if (kind === "summary") return runSummaryInMemory(data, buildSummaryPlan(model, shape as Summary), getQueryString, options);
+  if (kind === "summary") return runSummaryInMemory(data, buildSummaryPlan(model, shape as Summary), getQueryString);
   return runFilterInMemory<T>(data, buildFilterPlan(model, shape as Filter), typed, getQueryString, options);
 }
 

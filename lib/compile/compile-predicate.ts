@@ -56,6 +56,7 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
       return compileOrdered(scope, native ? expr : `lower(${expr})`, c.operator, c.values.map((v) => encode(scope, column, v)));
     }
     case DataType.Number:
+      if (isIntegerColumn(column)) return compileIntegerTest(scope, expr, c.operator, c.values as number[], numericPlaceholder(scope, column));
       return compileOrdered(scope, expr, c.operator, c.values.map((v) => v), numericPlaceholder(scope, column));
     case DataType.Boolean:
       return compileOrdered(scope, expr, c.operator, c.values.map((v) => encode(scope, column, v)));
@@ -81,14 +82,55 @@ function encode(scope: Scope, column: ColumnMember, value: TypedValue): unknown 
   return value;
 }
 
-/** PostgreSQL infers a parameter's type from the column: a fraction against an integer column needs a cast. */
+/**
+ * PostgreSQL infers a parameter's type from the column: a fraction, or a whole number out of
+ * the 4-byte range, against an integer column needs a cast (else a driver error).
+ */
 function numericPlaceholder(scope: Scope, column: ColumnMember) {
   // Aggregates (no column) may be bigint or numeric: a cast keeps fractions comparable.
   const integer = scope.writer.dialect.name === "postgres" && (!column.column || /int/i.test(String(column.column.type)));
   return (value: unknown) => {
     const placeholder = scope.writer.param(value);
-    return integer && !Number.isInteger(value) ? `CAST(${placeholder} AS numeric)` : placeholder;
+    return integer && !isInt4(value) ? `CAST(${placeholder} AS numeric)` : placeholder;
   };
+}
+
+const isInt4 = (value: unknown) => Number.isInteger(value) && Math.abs(value as number) <= 2_147_483_647;
+
+const integerTypes = /^(tiny|small|medium|big)?int(eger)?$|^int[248]$|^unsigned big int$/i;
+
+function isIntegerColumn(column: ColumnMember): boolean {
+  return column.column !== null && typeof column.column.type === "string" && integerTypes.test(column.column.type);
+}
+
+/**
+ * An integer column against numbers that may be fractions, as the equivalent test on whole
+ * numbers: MariaDB rounds a fraction compared with an indexed integer column when it reads the
+ * index (`customerId = 10.99` finds customer 11), and PostgreSQL would need a numeric cast.
+ */
+function compileIntegerTest(scope: Scope, expr: string, op: Op, values: readonly number[], placeholder: (v: unknown) => string): string {
+  const whole = values.filter((v) => Number.isInteger(v));
+  const [low, high] = values as [number, number];
+  switch (op) {
+    case Op.Equal:
+    case Op.In:
+      return whole.length === 0 ? "1 = 0" : compileOrdered(scope, expr, op, whole, placeholder);
+    case Op.NotEqual:
+    case Op.NotIn:
+      // The null guard still holds when no whole value is left to exclude.
+      return whole.length === 0 ? `${expr} IS NOT NULL` : compileOrdered(scope, expr, op, whole, placeholder);
+    case Op.GreaterThan:
+    case Op.LessThanOrEqual:
+      return compileOrdered(scope, expr, op, [Math.floor(low)], placeholder);
+    case Op.GreaterThanOrEqual:
+    case Op.LessThan:
+      return compileOrdered(scope, expr, op, [Math.ceil(low)], placeholder);
+    case Op.Between:
+    case Op.NotBetween:
+      return compileOrdered(scope, expr, op, [Math.ceil(low), Math.floor(high)], placeholder);
+    default:
+      throw new Error(`internal: ${op} is not an ordered comparison`);
+  }
 }
 
 function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unknown[], placeholder = (v: unknown) => scope.writer.param(v)): string {

@@ -25,10 +25,12 @@ export function aggregateExpression(scope: Scope, a: Aggregate): string {
   const column = a.value ? sortableColumn(scope, a.value.hops, a.value.column) : "*";
   if (a.value && exactText(scope, a.value.column)) {
     if (a.aggregator === Aggregator.CountDistinct) return `COUNT(DISTINCT ${dialect.exact(column)})`;
-    if (a.aggregator !== Aggregator.Count) {
-      const fn = a.aggregator === Aggregator.Minimum || a.aggregator === Aggregator.FirstOrDefault ? "MIN" : "MAX";
-      return `CONVERT(${fn}(${dialect.exact(column)}) USING utf8mb4)`;
-    }
+    if (a.aggregator !== Aggregator.Count) return `CONVERT(${exactExtreme(scope, a, column)} USING utf8mb4)`;
+  }
+  // PostgreSQL has no MIN/MAX for boolean: the smallest is "all true", the largest "any true".
+  if (a.value?.column.fieldKind === "boolean" && dialect.name === "postgres") {
+    if (a.aggregator === Aggregator.FirstOrDefault) return `BOOL_AND(${column})`;
+    if (a.aggregator === Aggregator.LastOrDefault) return `BOOL_OR(${column})`;
   }
   switch (a.aggregator) {
     case Aggregator.Count: return "COUNT(*)";
@@ -41,6 +43,19 @@ export function aggregateExpression(scope: Scope, a: Aggregate): string {
     case Aggregator.Maximum:
     case Aggregator.LastOrDefault: return `MAX(${column})`;
   }
+}
+
+/** MIN/MAX of a text column by its bytes (MySQL): exact, and in code point order. */
+function exactExtreme(scope: Scope, a: Aggregate, column: string): string {
+  const fn = a.aggregator === Aggregator.Minimum || a.aggregator === Aggregator.FirstOrDefault ? "MIN" : "MAX";
+  return `${fn}(${scope.writer.dialect.exact(column)})`;
+}
+
+/** A text extreme on MySQL sorts by its bytes, as the keys do (not by the converted text's collation). */
+function aggregateOrderTerm(scope: Scope, a: Aggregate, expression: string): string {
+  const extreme = a.aggregator !== Aggregator.Count && a.aggregator !== Aggregator.CountDistinct;
+  if (!a.value || !extreme || !exactText(scope, a.value.column)) return expression;
+  return exactExtreme(scope, a, sortableColumn(scope, a.value.hops, a.value.column));
 }
 
 function compileHaving(scope: Scope, having: HavingPredicate): string {
@@ -62,7 +77,8 @@ export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect:
   // Grouped by bytes on MySQL; every row of such a group holds the same text, so MIN reads it back.
   const groupTerms = keyColumns.map((c, i) => (exactKeys[i] ? dialect.exact(c) : c));
   const keyExpressions = keyColumns.map((c, i) => (exactKeys[i] ? `MIN(${c})` : c));
-  const keyOrderTerms = plan.keys.map((k, i) => (exactKeys[i] ? `MIN(${sortableColumn(scope, k.value.hops, k.value.column)})` : sortableColumn(scope, k.value.hops, k.value.column)));
+  // Text keys sort exactly too (by bytes: code point order), not by MySQL's case-insensitive collation.
+  const keyOrderTerms = plan.keys.map((k, i) => (exactKeys[i] ? `MIN(${dialect.exact(sortableColumn(scope, k.value.hops, k.value.column))})` : sortableColumn(scope, k.value.hops, k.value.column)));
   const aggregateExpressions = plan.aggregates.map((a) => aggregateExpression(scope, a));
   const having = plan.having ? compileHaving(scope, plan.having) : null;
 
@@ -72,7 +88,7 @@ export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect:
   data.groupBy(groupTerms.join(", "));
   if (having) data.having(having);
   const orderTerms = [
-    ...plan.orders.map((o) => ({ expr: "alias" in o.target ? aggregateExpressions[plan.aggregates.indexOf(o.target)]! : keyOrderTerms[plan.keys.indexOf(o.target)]!, direction: o.direction })),
+    ...plan.orders.map((o) => ({ expr: "alias" in o.target ? aggregateOrderTerm(scope, o.target, aggregateExpressions[plan.aggregates.indexOf(o.target)]!) : keyOrderTerms[plan.keys.indexOf(o.target)]!, direction: o.direction })),
     // Groups are unique by their keys: ordering by every key last makes pages deterministic.
     ...keyOrderTerms.map((expr) => ({ expr, direction: Direction.Ascending })),
   ];

@@ -1,7 +1,7 @@
 // Filter, Segment and Summary over in-memory arrays, from the same plans the databases run:
 // the same rows, order, pages and totals.
 import { Aggregator, Direction, Intersection } from "../shapes/enums.js";
-import type { EntityModel } from "../model/entity-model.js";
+import type { EmbeddedMember, EntityModel } from "../model/entity-model.js";
 import type { Aggregate, FilterPlan, HavingPredicate, OrderKey, SegmentPlan, SummaryPlan, ValueRef } from "../plan/nodes.js";
 import { ProjectionNode, buildProjection } from "../compile/projection.js";
 import { primaryKeyOrder } from "../compile/compile-filter.js";
@@ -12,7 +12,10 @@ import { matches, test } from "./evaluate-predicate.js";
 import { type Row, type TextComparer, compareNullable, compareText, compareValues, follow, normalize, readColumn } from "./values.js";
 
 export interface MemoryOptions {
-  /** How text sorts; code-point order (SQLite's and PostgreSQL's C collation) by default. */
+  /**
+   * How text sorts in Filter and Segment orders; code-point order (SQLite's and PostgreSQL's C
+   * collation) by default. Summary groups sort text exactly, by code point, on every target.
+   */
   readonly textCompare?: TextComparer;
 }
 
@@ -66,7 +69,13 @@ function project(row: Row, node: ProjectionNode, typed: boolean): Row {
   for (const column of node.visibleColumns()) {
     const parts = column.propertyPath.split(".");
     let at = out;
-    for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Row;
+    let scope = node.model.scope;
+    for (const part of parts.slice(0, -1)) {
+      const embedded = scope.find(part) as EmbeddedMember;
+      scope = embedded.scope;
+      // Typed rows hold an instance of the embedded class, as TypeORM's setEntityValue builds it.
+      at = (at[part] ??= typed ? new (embedded.target as new () => Row)() : {}) as Row;
+    }
     at[parts[parts.length - 1]!] = readColumn(row, column) ?? null;
   }
   for (const [name, { node: child }] of node.references) {
@@ -126,7 +135,7 @@ function havingMatches(values: Map<Aggregate, unknown>, having: HavingPredicate)
   return test(values.get(a), column, having);
 }
 
-export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQueryString: boolean, options: MemoryOptions = {}): SummaryResult {
+export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQueryString: boolean): SummaryResult {
   const matching = rows.filter((row) => (plan.where ? matches(row, plan.where) : true));
   const groups = new Map<string, { keys: unknown[]; rows: Row[] }>();
   for (const row of matching) {
@@ -143,7 +152,7 @@ export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQ
   const terms = [...plan.orders, ...plan.keys.map((k) => ({ target: k, direction: Direction.Ascending }))];
   results.sort((a, b) => {
     for (const t of terms) {
-      const order = compareNullable(orderValue(a, t.target) ?? null, orderValue(b, t.target) ?? null, t.direction === Direction.Descending, options.textCompare);
+      const order = compareNullable(orderValue(a, t.target) ?? null, orderValue(b, t.target) ?? null, t.direction === Direction.Descending);
       if (order !== 0) return order;
     }
     return 0;

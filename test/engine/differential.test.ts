@@ -7,10 +7,11 @@
 //   - Dates are compared by getTime();
 //   - Sumation/Average aggregates within 1e-9 relative (absolute for values below 1: a double
 //     sum of decimals may leave 1e-12 where the exact decimal sum is 0);
-//   - text order on MariaDB: the column collation utf8mb4_general_ci, emulated below with
-//     MemoryOptions.textCompare (checked against MariaDB's WEIGHT_STRING for every character of
-//     the seeded text: upper-case mapping, accents stripped except Cyrillic й, ß = s, trailing
-//     spaces ignored). SQLite (BINARY) and PostgreSQL (C.UTF-8) use code-point order, as memory.
+//   - text order of Filters and Segments on MariaDB: the column collation utf8mb4_general_ci,
+//     emulated below with MemoryOptions.textCompare (checked against MariaDB's WEIGHT_STRING for
+//     every character of the seeded text: upper-case mapping, accents stripped except Cyrillic
+//     й, ß = s, trailing spaces ignored). SQLite (BINARY) and PostgreSQL (C.UTF-8) use code-point
+//     order, as memory; Summary groups sort by code point on every target, MariaDB included.
 //
 // Seed: QL_DIFF_SEED (default below) is printed; a mismatch prints the case id (seed, kind,
 // index), the target, the request JSON and the first differing path, so one case can be replayed.
@@ -86,33 +87,28 @@ const codePoint = (a: string, b: string) => {
 };
 
 /**
- * Text paths whose seeded values have no case/accent ties under utf8mb4_general_ci (and, for
- * paths across a collection, also sort the same by code point), as `root:path`:
- *  - order keys across a collection: MariaDB reduces the collection with MIN/MAX under the
- *    collation, the in-memory evaluation by code point (textCompare only orders the reduced
- *    keys), so on MariaDB only such paths are order keys (`orders.items.sku` and `orders.status`
- *    are; `orders.items.product.name`, holding "Widget" and "widget", is not);
- *  - Summary group keys: MariaDB groups text exactly but orders the groups under the collation,
- *    so "New York" and "new york" groups tie on every order term; on MariaDB only tie-free text
- *    columns are group keys.
+ * Text paths across a collection whose seeded values have no case/accent ties under
+ * utf8mb4_general_ci and sort the same by code point, as `root:path`. MariaDB reduces such an
+ * order key with MIN/MAX under the collation, the in-memory evaluation by code point
+ * (textCompare only orders the reduced keys), so on MariaDB only such paths are order keys
+ * (`orders.items.sku` and `orders.status` are; `orders.items.product.name`, holding "Widget" and
+ * "widget", is not). Summary group keys need no such care: every dialect groups and orders them
+ * exactly (MariaDB by bytes).
  */
-function collationSafeTextPaths(data: DomainData): { collectionOrders: Set<string>; groupKeys: Set<string> } {
+function collationSafeCollectionOrders(data: DomainData): Set<string> {
   const pools = new Pools(data);
   const collectionOrders = new Set<string>();
-  const groupKeys = new Set<string>();
   for (const root of ["Customer", "Order", "OrderItem"] as RootName[]) {
     for (const f of fieldsOf(root)) {
-      if (f.kind !== "text" && f.kind !== "guidtext" && f.kind !== "enum") continue;
+      if (!f.collection || (f.kind !== "text" && f.kind !== "guidtext" && f.kind !== "enum")) continue;
       const values = pools.values(root, f.path) as string[];
       const tieFree = new Set(values.map(generalCiWeight)).size === values.length;
-      if (!tieFree) continue;
-      if (!f.collection) groupKeys.add(`${root}:${f.path}`);
       const byCodePoint = [...values].sort(codePoint);
       const byCollation = [...values].sort(generalCi);
-      if (f.collection && byCodePoint.every((v, i) => v === byCollation[i])) collectionOrders.add(`${root}:${f.path}`);
+      if (tieFree && byCodePoint.every((v, i) => v === byCollation[i])) collectionOrders.add(`${root}:${f.path}`);
     }
   }
-  return { collectionOrders, groupKeys };
+  return collectionOrders;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,9 +135,7 @@ async function runOnDatabase(ctx: TargetContext, g: Pick<Generated, "root" | "dy
 }
 
 function generatorFor(target: Target, data: DomainData): QueryGenerator {
-  if (target !== "mariadb") return new QueryGenerator(new Pools(data), { collectionTextOrderPaths: null, textGroupKeyPaths: null });
-  const safe = collationSafeTextPaths(data);
-  return new QueryGenerator(new Pools(data), { collectionTextOrderPaths: safe.collectionOrders, textGroupKeyPaths: safe.groupKeys });
+  return new QueryGenerator(new Pools(data), { collectionTextOrderPaths: target === "mariadb" ? collationSafeCollectionOrders(data) : null });
 }
 
 function generate(generator: QueryGenerator, data: DomainData, kind: Generated["kind"], index: number, options: Options): Generated {

@@ -259,13 +259,6 @@ export interface GeneratorOptions {
    * `null`: every path allowed.
    */
   collectionTextOrderPaths: ReadonlySet<string> | null;
-  /**
-   * Text paths that may be Summary group keys (`root:path`). MariaDB groups text exactly but
-   * orders groups under its case- and accent-insensitive collation, so two groups such as
-   * "New York" and "new york" tie on every order term and come back in an order no oracle can
-   * know: there, only keys whose seeded values have no case/accent ties are used. `null`: all.
-   */
-  textGroupKeyPaths: ReadonlySet<string> | null;
 }
 
 export interface Generated {
@@ -612,8 +605,8 @@ export class QueryGenerator {
   summary(r: Prng, sample: (root: RootName, shape: Shape) => Record<string, unknown>[]): Generated {
     const root = this.root(r);
     const groupable = this.fields[root].filter((f) => !f.collection && f.hops <= 2);
-    const keyable = groupable.filter((f) => (f.kind !== "text" && f.kind !== "guidtext") || this.options.textGroupKeyPaths === null
-      || this.options.textGroupKeyPaths.has(`${root}:${f.path}`));
+    // Every dialect groups and orders text keys exactly (MariaDB by bytes), so any text is a key.
+    const keyable = groupable;
     const lowCardinality = keyable.filter((f) => this.pools.values(root, f.path).length <= 30);
     const keyCount = r.weighted<number>([[1, 3], [2, 2]]);
     const keys: FieldInfo[] = [];

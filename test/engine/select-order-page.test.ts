@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import type { ObjectLiteral } from "typeorm";
 import { LogicException, toList, toListAsync, toListAsyncDynamic, toListDynamic } from "../../lib/index.js";
-import { ContactInfo, Customer, Employee, Order, OrderItem, Product } from "../domain/entities.js";
+import { Address, ContactInfo, Customer, Employee, Order, OrderItem, Product } from "../domain/entities.js";
 import { forEachTarget, type TargetContext } from "../support/targets.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -257,6 +257,26 @@ forEachTarget("Filter selects, orders and pages", (ctx) => {
         plain(result.data),
         firstCustomers(20).map((c) => ({ id: c.id, address: { street: c.address.street, city: c.address.city, country: c.address.country } })),
       );
+    });
+
+    // The memory target used to build the embedded member as a plain object while the databases
+    // (TypeORM's setEntityValue) build an instance of the embedded class.
+    it("an embedded member is an instance of its class on every target, whole, partial or unselected", async () => {
+      for (const [selects, members] of [
+        [undefined, ["city", "country", "street"]],
+        [["id", "address"], ["city", "country", "street"]],
+        [["id", "address.city"], ["city"]],
+        [["id", "contact.city", "address.country"], ["country"]],
+      ] as const) {
+        const result = await run<Customer>(ctx, Customer, { ...idAtMost(5), ...(selects ? { selects } : {}) });
+        assert.equal(result.data.length, 5);
+        for (const row of result.data) {
+          assert.ok(row.address instanceof Address, `selects ${JSON.stringify(selects)}: address is a ${(row.address as object)?.constructor?.name}`);
+          assert.deepEqual(keysOf(row.address), members);
+        }
+      }
+      const idOnly = await run<Customer>(ctx, Customer, { ...idAtMost(2), selects: ["id"] });
+      for (const row of idOnly.data) assert.ok(!("address" in row), "an unselected embedded member stays absent");
     });
 
     it("no selects: every column (embedded included), no relations", async () => {
