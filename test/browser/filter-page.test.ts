@@ -98,6 +98,7 @@ describe("filter page (Chromium)", function () {
     expect(table.columns).to.deep.equal(["id", "name", "segment", "contact.country", "balance"]);
     expect(table.markers).to.deep.equal([null, null, null, null, "generalized"]);
     expect(await page.locator(".trace [data-action=Injected][data-field=tenantId]").count()).to.equal(1);
+    expect(await page.locator(".trace [data-action=Generalized][data-field=balance]").innerText()).to.include("balance is generalized on output (QpGeneralize on Customer.balance)");
     await page.screenshot({ path: screenshotPath("filter"), fullPage: true });
   });
 

@@ -1,7 +1,7 @@
 // One page of results: totals, paging, and a table whose transformed columns say so
 // (masked, hashed, tokenized, generalized, …) in the header and on every cell.
 import { h } from "./dom.js";
-import { markerOf } from "./schema.js";
+import { markerOf, transformActions } from "./schema.js";
 
 /** A row as flat dotted keys: { contact: { email } } → { "contact.email": … }. */
 function flatten(row, prefix = "", out = {}) {
@@ -35,7 +35,7 @@ function columnsOf(rows, requested) {
 export function resultsView(result, { requested, schema, mode, onPage }) {
   const rows = result.data.map((r) => flatten(r));
   const columns = columnsOf(rows, requested);
-  const masked = new Map((result.policy?.entries ?? []).filter((e) => e.action === "Masked").map((e) => [e.field, e.source]));
+  const masked = new Map((result.policy?.entries ?? []).filter((e) => e.feature === "Select" && transformActions.has(e.action)).map((e) => [e.field, e.source]));
   const head = columns.map((column) => {
     const field = schema.field(column);
     const marker = field ? markerOf(field) : null;

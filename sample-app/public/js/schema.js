@@ -102,6 +102,9 @@ export function nodeLabel(node) {
 }
 
 /** How the values of a field reach this caller, from the schema's transform chain: the strongest marker wins. */
+/** Trace actions that say a column's values were transformed on output (a mask, a generalization, a default or a mutation). */
+export const transformActions = new Set(["Masked", "Generalized", "Defaulted", "Mutated"]);
+
 export function markerOf(field) {
   const steps = field?.transforms ?? [];
   const has = (prefix) => steps.find((s) => s === prefix || s.startsWith(`${prefix}:`));

@@ -1,15 +1,15 @@
 // The policy trace of the last run, read for a person: why a column is missing (dropped),
-// which predicates the policy added (injected), what was masked, and the cost against the budget.
+// which predicates the policy added (injected), what was transformed, and the cost against the budget.
 import { h } from "./dom.js";
-import { markerOf } from "./schema.js";
+import { markerOf, transformActions } from "./schema.js";
 
 function explain(entry, schema) {
+  if (transformActions.has(entry.action)) return `${entry.field} is ${markerOf(schema?.field(entry.field))?.text ?? "transformed"} on output (${entry.source}).`;
   switch (entry.action) {
     case "Dropped": return `${entry.feature} of ${entry.field} was dropped: ${entry.reason ?? entry.source}`;
     case "Injected": return entry.feature === "Where"
       ? `A predicate on ${entry.field} was added to your conditions (${entry.source}): rows are scoped whatever you ask for.`
       : `${entry.feature} was added: ${entry.reason ?? entry.source}`;
-    case "Masked": return `${entry.field} is ${markerOf(schema?.field(entry.field))?.text ?? "transformed"} on output (${entry.source}).`;
     case "Denied": return `${entry.feature} of ${entry.field} was refused: ${entry.reason ?? entry.source}`;
     default: return null;
   }
