@@ -1,6 +1,7 @@
 // Transform throughput: the mask strategies of lib/transform/strategies.ts, HMAC hash and the
 // in-memory token vault, called directly (no query) over generated values; values per second.
 import type { TransformResult } from "./report.js";
+import { SeededRandom } from "../sample-app/domain/seeded-random.js";
 
 /** The parts of lib/transform/strategies.js and vault.js measured here. */
 interface Strategies {
@@ -31,26 +32,6 @@ export const TRANSFORM_TARGETS: Record<string, number> = {
 // ---------------------------------------------------------------------------------------------
 // Deterministic values
 
-class Rng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-}
-
 const FIRST = ["Anna", "Ben", "Clara", "David", "Eva", "Felix", "Grace", "Hugo", "Ida", "Jonas", "Karin", "Liam", "Maria", "Noah", "Olga", "Paul", "Rosa", "Sven", "Tara", "Umar", "Vera", "Will", "Yara", "Zane"];
 const LAST = ["Smith", "Miller", "Jones", "Brown", "Garcia", "Wilson", "Taylor", "Moore", "Martin", "Lee", "Walker", "Hall", "Young", "King", "Wright", "Scott"];
 // Non-ASCII names take the grapheme-segmenter path of characters().
@@ -59,7 +40,7 @@ const FOREIGN_WORDS = ["café", "Straße", "naïve", "Zürich", "São", "Kraków
 const WORDS = ["delivery", "call", "before", "noon", "prefers", "email", "VIP", "gate", "code", "back", "door", "leave", "parcel", "with", "neighbour", "fragile"];
 
 export function generateValues(count: number, seed = 7) {
-  const rng = new Rng(seed);
+  const rng = new SeededRandom(seed);
   const names: string[] = [];
   const emails: string[] = [];
   const phones: string[] = [];

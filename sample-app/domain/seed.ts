@@ -2,6 +2,7 @@
 // README's outputs and the tests' expectations are reproducible. Four tenants, 400 customers
 // each by default (≈1,600 customers, ≈4,800 orders, ≈12,000 items, 240 employees, 80 products).
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from "typeorm";
+import { SeededRandom } from "./seeded-random.js";
 import {
   ContactInfo, Customer, CustomerSegment, CustomerStatus, Department, Employee, Order, OrderItem, OrderStatus, Plan, Product, ProductCategory, Tenant,
 } from "./entities.js";
@@ -29,32 +30,7 @@ export const sampleTenants: ReadonlyArray<{ id: string; name: string; plan: Plan
   { id: "umbrella", name: "Umbrella Retail", plan: Plan.Free },
 ];
 
-class Random {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-  pick<T>(values: readonly T[]): T {
-    return values[this.int(0, values.length - 1)]!;
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  weighted<T>(entries: ReadonlyArray<readonly [T, number]>): T {
-    let roll = this.next() * entries.reduce((sum, [, w]) => sum + w, 0);
-    for (const [value, weight] of entries) if ((roll -= weight) < 0) return value;
-    return entries[entries.length - 1]![0];
-  }
+class Random extends SeededRandom {
   digits(n: number): string {
     let s = "";
     for (let i = 0; i < n; i++) s += String(this.int(0, 9));

@@ -4,6 +4,7 @@
 // special characters, nulls in every nullable column, ties, negative and zero decimals, empty
 // collections and a manager cycle.
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryDeepPartialEntity } from "typeorm";
+import { SeededRandom } from "../../sample-app/domain/seeded-random.js";
 import {
   Address,
   ContactInfo,
@@ -99,45 +100,8 @@ const STATUS_WEIGHTS: ReadonlyArray<readonly [OrderStatus, number]> = [
 // ---------------------------------------------------------------------------------------------
 // Random source
 
-/** mulberry32: tiny, fast and good enough; Math.random cannot be seeded. */
-class Random {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** Integer in [min, max], both inclusive. */
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-
-  chance(probability: number): boolean {
-    return this.next() < probability;
-  }
-
-  pick<T>(values: readonly T[]): T {
-    return values[this.int(0, values.length - 1)];
-  }
-
-  weighted<T>(entries: ReadonlyArray<readonly [T, number]>): T {
-    const total = entries.reduce((sum, [, weight]) => sum + weight, 0);
-    let roll = this.next() * total;
-    for (const [value, weight] of entries) {
-      roll -= weight;
-      if (roll < 0) return value;
-    }
-    return entries[entries.length - 1][0];
-  }
-
+/** The test domain's draws on top of the shared seeded source. */
+class Random extends SeededRandom {
   /** `value` with the given probability, else null. */
   orNull<T>(probability: number, value: () => T): T | null {
     return this.chance(probability) ? null : value();

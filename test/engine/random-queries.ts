@@ -10,50 +10,13 @@
 // The generator never looks at the engine. Its requests must all be valid: a LogicException
 // from one of them is a generator bug (or an engine that rejects a valid request).
 import type { DomainData } from "../domain/seed.js";
+import { SeededRandom } from "../../sample-app/domain/seeded-random.js";
 
 // ---------------------------------------------------------------------------------------------
 // PRNG
 
-/** mulberry32 (the same family as the seed generator); Math.random cannot be seeded. */
-export class Prng {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** Integer in [min, max], both inclusive. */
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-
-  chance(probability: number): boolean {
-    return this.next() < probability;
-  }
-
-  pick<T>(values: readonly T[]): T {
-    if (values.length === 0) throw new Error("internal: pick from an empty list");
-    return values[this.int(0, values.length - 1)]!;
-  }
-
-  weighted<T>(entries: ReadonlyArray<readonly [T, number]>): T {
-    const total = entries.reduce((sum, [, weight]) => sum + weight, 0);
-    let roll = this.next() * total;
-    for (const [value, weight] of entries) {
-      roll -= weight;
-      if (roll < 0) return value;
-    }
-    return entries[entries.length - 1]![0];
-  }
-
+/** The random queries' draws on top of the shared seeded source. */
+export class Prng extends SeededRandom {
   shuffle<T>(values: readonly T[]): T[] {
     const out = [...values];
     for (let i = out.length - 1; i > 0; i--) {

@@ -3,7 +3,8 @@
 // schema never touches the shared test database. One DataSource per dialect per process.
 import type { DataSource, ObjectLiteral } from "typeorm";
 import { applyPolicy, type GuardedQuery, type QpPolicyContext } from "../../lib/index.js";
-import { openIsolatedDatabase, skipIfUnavailable, type Dialect } from "../support/databases.js";
+import { openIsolatedDatabase, type Dialect } from "../support/databases.js";
+import { describeOnTargets } from "../support/targets.js";
 import { Doctor, Patient, Visit, policyData, policyEntities } from "./domain.js";
 import { moreData, moreEntities } from "./more-domain.js";
 
@@ -22,7 +23,6 @@ export interface PolicyTargetContext {
   guard<T extends ObjectLiteral>(entity: new () => T, context: QpPolicyContext): GuardedQuery<T>;
 }
 
-const SEED_TIMEOUT_MS = 120_000;
 const opened = new Map<Dialect, Promise<DataSource>>();
 
 /** The same rows as objects, without relation members (they are inserted by foreign key). */
@@ -62,33 +62,13 @@ function arrayOf(data: PolicyData, entity: Function): readonly object[] {
 
 /** Declares one mocha `describe(`${title} [${target}]`)` per target. */
 export function forEachPolicyTarget(title: string, body: (ctx: PolicyTargetContext) => void): void {
-  for (const target of policyTargets) {
-    describe(`${title} [${target}]`, function () {
-      let attached: DataSource | undefined;
-      if (target !== "memory") {
-        before(async function () {
-          this.timeout(SEED_TIMEOUT_MS);
-          try {
-            attached = await policyDatabase(target);
-          } catch (error) {
-            skipIfUnavailable(this, error);
-          }
-        });
-      }
-      const ctx: PolicyTargetContext = {
-        target,
-        dataSource() {
-          if (target === "memory") throw new Error("the memory target has no DataSource");
-          if (!attached) throw new Error(`no ${target} DataSource yet: call dataSource() inside a test or hook`);
-          return attached;
-        },
-        data: allPolicyData,
-        guard<T extends ObjectLiteral>(entity: new () => T, context: QpPolicyContext): GuardedQuery<T> {
-          if (target === "memory") return applyPolicy(arrayOf(allPolicyData(), entity) as T[], context);
-          return applyPolicy(ctx.dataSource().getRepository(entity), context);
-        },
-      };
-      body(ctx);
-    });
-  }
+  describeOnTargets(title, policyTargets, policyDatabase, (target, dataSource) => body({
+    target,
+    dataSource,
+    data: allPolicyData,
+    guard<T extends ObjectLiteral>(entity: new () => T, context: QpPolicyContext): GuardedQuery<T> {
+      if (target === "memory") return applyPolicy(arrayOf(allPolicyData(), entity) as T[], context);
+      return applyPolicy(dataSource().getRepository(entity), context);
+    },
+  }));
 }

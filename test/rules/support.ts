@@ -11,7 +11,8 @@ import {
   LogicException, PolicyErrorCode, PolicyException, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTypeOrmRuleStore,
   applyPolicy, type GuardedQuery, type IQpRuleStore, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
-import { type Dialect, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
+import { describeOnTargets } from "../support/targets.js";
 import { Department, Employee, catalogue, ruleData, ruleDomainEntities } from "./domain.js";
 
 export type RulesTarget = Dialect | "memory";
@@ -109,36 +110,20 @@ export interface RulesTargetContext {
 
 /** One `describe` per target: the in-memory arrays of ruleData() and each dialect's rules database. */
 export function forEachRulesTarget(title: string, body: (ctx: RulesTargetContext) => void, targets: readonly RulesTarget[] = rulesTargets): void {
-  for (const target of targets) {
-    describe(`${title} [${target}]`, function () {
-      let attached: DataSource | undefined;
-      if (target !== "memory") {
-        before(async function () {
-          this.timeout(120_000);
-          try {
-            attached = await rulesDatabase(target);
-          } catch (error) {
-            skipIfUnavailable(this, error);
-          }
-        });
-      }
-      const ctx: RulesTargetContext = {
-        target,
-        dataSource() {
-          if (!attached) throw new Error(`no ${target} DataSource`);
-          return attached;
-        },
-        guard(context, entity = Employee) {
-          if (target === "memory") {
-            const data = ruleData();
-            return applyPolicy((entity === Employee ? data.employees : data.departments) as unknown as Row[], context);
-          }
-          return applyPolicy(ctx.dataSource().getRepository(entity) as never, context);
-        },
-      };
-      body(ctx);
-    });
-  }
+  describeOnTargets(title, targets, rulesDatabase, (target, dataSource) => {
+    const ctx: RulesTargetContext = {
+      target,
+      dataSource,
+      guard(context, entity = Employee) {
+        if (target === "memory") {
+          const data = ruleData();
+          return applyPolicy((entity === Employee ? data.employees : data.departments) as unknown as Row[], context);
+        }
+        return applyPolicy(dataSource().getRepository(entity) as never, context);
+      },
+    };
+    body(ctx);
+  });
 }
 
 export async function runDynamic(ctx: RulesTargetContext, context: QpPolicyContext, filter: Row = {}, entity: typeof Employee | typeof Department = Employee): Promise<Guarded> {

@@ -15,40 +15,38 @@ export interface TargetContext {
   data(): DomainData;
 }
 
-/** Seeding the default domain into MariaDB takes a few seconds; mocha's default is 2 s. */
+/** Seeding a domain into MariaDB takes a few seconds; mocha's default is 2 s. */
 const SEED_TIMEOUT_MS = 120_000;
 
 /** Declares one mocha `describe(`${title} [${target}]`)` per target; `body` declares its tests with `ctx`. */
 export function forEachTarget(title: string, body: (ctx: TargetContext) => void): void {
-  for (const target of targets) {
+  describeOnTargets(title, targets, seededDatabase, (target, dataSource) => body({ target, dataSource, data: seededData }));
+}
+
+/**
+ * One mocha `describe(`${title} [${target}]`)` per target. A database target opens its DataSource
+ * with `open` in a `before` hook (pending when the server is unreachable and CI is not "true");
+ * `dataSource()` hands it to the tests, and throws for "memory" or before the hook ran.
+ */
+export function describeOnTargets<T extends Target>(title: string, list: readonly T[], open: (dialect: Dialect) => Promise<DataSource>, body: (target: T, dataSource: () => DataSource) => void): void {
+  for (const target of list) {
     describe(`${title} [${target}]`, function () {
-      const { ctx, attach } = createContext(target);
+      let attached: DataSource | undefined;
       if (target !== "memory") {
         before(async function () {
           this.timeout(SEED_TIMEOUT_MS);
           try {
-            attach(await seededDatabase(target));
+            attached = await open(target as Dialect);
           } catch (error) {
             skipIfUnavailable(this, error);
           }
         });
       }
-      body(ctx);
+      body(target, () => {
+        if (target === "memory") throw new Error("the memory target has no DataSource");
+        if (!attached) throw new Error(`no ${target} DataSource yet: call dataSource() inside a test or hook`);
+        return attached;
+      });
     });
   }
-}
-
-/** The context handed to tests, plus the setter only the `before` hook may use. */
-function createContext(target: Target): { ctx: TargetContext; attach(dataSource: DataSource): void } {
-  let attached: DataSource | undefined;
-  const ctx: TargetContext = {
-    target,
-    dataSource() {
-      if (target === "memory") throw new Error("the memory target has no DataSource; use data()");
-      if (!attached) throw new Error(`no ${target} DataSource yet: call dataSource() inside a test or hook`);
-      return attached;
-    },
-    data: seededData,
-  };
-  return { ctx, attach: (dataSource) => (attached = dataSource) };
 }

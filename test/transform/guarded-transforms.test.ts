@@ -12,7 +12,8 @@ import {
   GeneralizeMode, MaskStrategy, PolicyErrorCode, PolicyException, QpConfigurationError, QpDefault, QpEntityCatalogue, QpGeneralize, QpInMemoryTokenVault, QpMask, QpTruncate,
   QpPolicyContext, QpPolicyEngine, applyPolicy, type IQpTokenVault, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
-import { type Dialect, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
+import { describeOnTargets } from "../support/targets.js";
 import { Member, memberData } from "./domain.js";
 import {
   CountingMutator, TrAddress, TrBadNumberMask, TrBranch, TrCard, TrHolder, TrMaskedEmbedded, TrMaskedNavigation, branchCities, moreTransformData, moreTransformEntities, regionOf,
@@ -84,37 +85,21 @@ interface Ctx {
 }
 
 function forEachTransformTarget(title: string, body: (ctx: Ctx) => void): void {
-  for (const target of targets) {
-    describe(`${title} [${target}]`, function () {
-      let attached: DataSource | undefined;
-      if (target !== "memory") {
-        before(async function () {
-          this.timeout(120_000);
-          try {
-            attached = await transformDatabase(target);
-          } catch (error) {
-            skipIfUnavailable(this, error);
-          }
-        });
-      }
-      const ctx: Ctx = {
-        target,
-        dataSource() {
-          if (!attached) throw new Error(`no ${target} DataSource`);
-          return attached;
-        },
-        async run(entity, context, shape, rows) {
-          if (target === "memory") return (await applyPolicy(rows ?? memoryRows(entity), context).toList(shape)) as unknown as Result;
-          return (await applyPolicy(ctx.dataSource().getRepository(entity as new () => ObjectLiteral), context).toListAsync(shape)) as unknown as Result;
-        },
-        async dynamic(entity, context, filter, rows) {
-          if (target === "memory") return (await applyPolicy(rows ?? memoryRows(entity), context).toListDynamic(filter)) as unknown as Result;
-          return (await applyPolicy(ctx.dataSource().getRepository(entity as new () => ObjectLiteral), context).toListAsyncDynamic(filter)) as unknown as Result;
-        },
-      };
-      body(ctx);
+  describeOnTargets(title, targets, transformDatabase, (target, dataSource) => {
+    const repository = (entity: Function) => dataSource().getRepository(entity as new () => ObjectLiteral);
+    body({
+      target,
+      dataSource,
+      async run(entity, context, shape, rows) {
+        if (target === "memory") return (await applyPolicy(rows ?? memoryRows(entity), context).toList(shape)) as unknown as Result;
+        return (await applyPolicy(repository(entity), context).toListAsync(shape)) as unknown as Result;
+      },
+      async dynamic(entity, context, filter, rows) {
+        if (target === "memory") return (await applyPolicy(rows ?? memoryRows(entity), context).toListDynamic(filter)) as unknown as Result;
+        return (await applyPolicy(repository(entity), context).toListAsyncDynamic(filter)) as unknown as Result;
+      },
     });
-  }
+  });
 }
 
 // ---- engines, shapes, errors ------------------------------------------------------------------
