@@ -3,7 +3,7 @@
 // (ctx.data()), never from the engine.
 import assert from "node:assert/strict";
 import type { ObjectLiteral } from "typeorm";
-import { LogicException, toList, toListAsync } from "../../lib/index.js";
+import { type FilterResult, LogicException, toList, toListAsync } from "../../lib/index.js";
 import { ContactInfo, Customer, Employee, Order, OrderItem, Product } from "../domain/entities.js";
 import { forEachTarget, type TargetContext } from "../support/targets.js";
 
@@ -13,14 +13,7 @@ import { forEachTarget, type TargetContext } from "../support/targets.js";
 type EntityClass = typeof Customer | typeof Order | typeof OrderItem | typeof Employee | typeof Product | typeof ContactInfo;
 type Shape = Record<string, unknown>;
 type Row = Record<string, any>;
-interface Result<T> {
-  pageNumber: number;
-  pageSize: number;
-  pageCount: number;
-  totalCount: number;
-  data: T[];
-  queryString: string | null;
-}
+type Result<T> = FilterResult<T>;
 
 function rowsOf(ctx: TargetContext, entity: EntityClass): object[] {
   const data = ctx.data();

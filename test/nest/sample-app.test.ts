@@ -13,23 +13,13 @@ import { Customer, ContactInfo, Department, Employee, Order, OrderItem, Product,
 import { sampleTenants } from "../../sample-app/domain/seed.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
 import { type Dialect, isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
-import { type Reply, assertNoStack } from "./support.js";
+import { type Reply, assertNoStack, call } from "./support.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
+/** A request as a dev user (by bearer token); no reply may carry a stack trace. */
 async function request(base: string, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const all: Record<string, string> = { ...headers };
-  if (token) all.authorization = `Bearer ${token}`;
-  if (body !== undefined) all["content-type"] = "application/json";
-  const response = await fetch(base + path, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text === "" ? null : JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  const reply = { status: response.status, body: parsed as any, text, headers: response.headers };
+  const reply = await call(base, method, path, { body, headers: token ? { ...headers, authorization: `Bearer ${token}` } : headers });
   assertNoStack(reply);
   return reply;
 }

@@ -3,22 +3,15 @@
 import assert from "node:assert/strict";
 import {
   LogicException, PolicyErrorCode, PolicyException, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTier,
-  type PolicyTrace, type PolicyTraceEntry, type QpPolicyOptionsInput,
+  type FilterResult, type PolicyTrace, type PolicyTraceEntry, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
 import { policyData } from "./domain.js";
 import { wardData } from "./more-domain.js";
 
 export type Shape = Record<string, unknown>;
 
-export interface Guarded<T = Record<string, unknown>> {
-  pageNumber: number;
-  pageSize: number;
-  pageCount: number;
-  totalCount: number;
-  data: T[];
-  queryString: string | null;
-  policy: PolicyTrace;
-}
+/** A guarded result: always carries its policy trace. */
+export type Guarded<T = Record<string, unknown>> = FilterResult<T> & { policy: PolicyTrace };
 
 export const convenience = new QpPolicyEngine({});
 export const strict = new QpPolicyEngine({ tier: QpTier.Strict });
