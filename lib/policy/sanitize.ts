@@ -6,10 +6,10 @@ import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Connector, DataType, Operator } from "../shapes/enums.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
-import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
+import type { AggregateBy, Condition, ConditionGroup, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import type { ColumnMember, EntityModel, MemberScope } from "../model/entity-model.js";
 import type { FieldKind } from "../model/field-kind.js";
-import { groupKeyName } from "../plan/build-summary.js";
+import { buildSummaryPlan, groupKeyName } from "../plan/build-summary.js";
 import { buildCondition, bySort } from "../plan/build-predicate.js";
 import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
 import type { Decision } from "./decide.js";
@@ -68,6 +68,8 @@ export class Sanitizer {
   private forcedCount = 0;
   /** The caller's conditions with where they sit in the request, for the value checks in finish(). */
   private readonly conditions: { condition: Condition; where: string }[] = [];
+  /** The caller's groupBy and having, checked in finish() before the group floor wraps the having. */
+  private callerHaving: { groupBy: GroupBy; having: ConditionGroup } | null = null;
   readonly renames: RenameTree = new Map();
   readonly transforms: TransformTree = new Map();
   /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
@@ -408,6 +410,11 @@ export class Sanitizer {
   }
 
   /** A Having that asks only for groups below the floor: thrown, or traced in a dry run. */
+  /** The having as the caller wrote it, so its errors name where the caller put each condition. */
+  noteCallerHaving(groupBy: GroupBy, having: ConditionGroup | null): void {
+    if (having) this.callerHaving = { groupBy, having };
+  }
+
   refuseGroupTooSmall(field: string, message: string): void {
     this.refuse(PolicyErrorCode.GroupTooSmall, message, "having", field, "Group", null);
   }
@@ -431,6 +438,7 @@ export class Sanitizer {
     // checks") and are checked here, before forced predicates wrap the caller's group, so that an
     // error names the condition where the caller put it.
     for (const { condition, where } of this.conditions) buildCondition(this.root, condition, where);
+    if (this.callerHaving) buildSummaryPlan(this.root, { conditionGroup: null, ...this.callerHaving, orders: null, page: null });
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.entries };
     return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys };
   }
@@ -495,6 +503,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
     // The floor runs in SQL, so totals and pages count only the groups returned.
     const tooSmall = floorRequestProblem(having, groupBy.aggregateBy, s.floor);
     if (tooSmall) s.refuseGroupTooSmall(tooSmall.field, tooSmall.message);
+    s.noteCallerHaving(groupBy, having);
     groupBy = { ...groupBy, aggregateBy: [...groupBy.aggregateBy, { field: null, alias: groupFloorAlias, aggregator: Aggregator.Count }] };
     const floorCondition: Condition = { sort: 0, field: groupFloorAlias, dataType: DataType.Number, operator: Operator.GreaterThanOrEqual, values: [s.floor] };
     having = { sort: 0, connector: Connector.And, conditions: [floorCondition], subConditionGroups: having ? [{ ...having, sort: 0 }] : [] };

@@ -469,6 +469,12 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
           conditionSets: [{ sort: 1, conditionGroup: and(cond("id", "GreaterThan", [0])) }, { sort: 2, intersection: "Union", conditionGroup: and(cond("id", "Equal", ["abc"], 1, "Number")) }],
         }), "InvalidFormat");
         assert.equal(inSet.path, "conditionSets[1].conditionGroup.conditions[0].values[0]");
+        // ... and in a Summary's having, which the group floor (caps.minGroupSize, 5 by default) wraps.
+        const grouped = { groupBy: { fields: ["diagnosis"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } };
+        const inHaving = await expectLogicError(() => run(ctx, Patient, c(), { ...grouped, having: { connector: "Or", conditions: [cond("n", "GreaterThan", [1]), cond("n", "Equal", ["abc"], 2, "Number")] } }), "InvalidFormat");
+        assert.equal(inHaving.path, "having.conditions[1].values[0]");
+        const unknownAlias = await expectLogicError(() => run(ctx, Patient, c(), { ...grouped, having: and(cond("m", "GreaterThan", [1])) }), "HavingField[m]MustExistInAggregateByAliases");
+        assert.equal(unknownAlias.path, "having.conditions[0].field");
         // Where is checked before orders and selects.
         await expectPolicyError(() => run(ctx, Patient, c(), { ...whereShape(cond("ssn", "Equal", ["a"])), orders: [{ sort: 1, field: "nope" }] }), PolicyErrorCode.FieldDeniedForWhere);
       });
