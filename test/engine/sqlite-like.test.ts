@@ -1,0 +1,65 @@
+// SQLite: the I… text operators use SQLite's own LIKE for needles of ASCII other than i and k,
+// and the registered matcher otherwise. Both must decide exactly as JavaScript's lower-casing
+// does (the in-memory target's semantics), also on the two characters that lower-case to ASCII
+// (İ → i̇, the Kelvin sign → k) and on LIKE's own wildcards.
+import "reflect-metadata";
+import assert from "node:assert/strict";
+import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
+import { toList, toListAsync } from "../../lib/index.js";
+import { openDatabase } from "../support/databases.js";
+
+@Entity("ci_word")
+class Word {
+  @PrimaryColumn({ type: "int" })
+  id!: number;
+
+  @Column({ type: "varchar", length: 60, nullable: true })
+  text!: string | null;
+}
+
+const texts = [
+  "Kelvin \u212A scale", "\u0130stanbul", "istanbul", "ISTANBUL", "Mañana", "MAÑANA", "50%_off", "50 off", "5__0",
+  "Anna", "ANNA", "ann", "Straße", "STRASSE", "back!slash", "ΣΊΣΥΦΟΣ", null, "",
+];
+
+const needles = ["k", "K", "i", "I", "an", "AN", "ANN", "%", "_", "50%", "0%_", "!", "ss", "ß", "ñ", "Ñ", "σ", "ς", "STAN", "bul", "x"];
+const operators = ["IContains", "IStartsWith", "IEndsWith", "INotContains", "INotStartsWith", "INotEndsWith"];
+
+const filterOf = (operator: string, needle: string) => ({
+  conditionGroup: { connector: "And", conditions: [{ sort: 1, field: "text", dataType: "Text", operator, values: [needle] }] },
+});
+
+describe("SQLite I… operators: LIKE where it folds as JavaScript does, the matcher elsewhere", () => {
+  let dataSource: DataSource;
+  const rows = texts.map((text, i) => Object.assign(new Word(), { id: i + 1, text }));
+
+  before(async () => {
+    dataSource = await openDatabase("sqlite", [Word]);
+    await dataSource.getRepository(Word).insert(rows);
+  });
+
+  after(() => dataSource.destroy());
+
+  for (const operator of operators) {
+    for (const needle of needles) {
+      it(`${operator} ${JSON.stringify(needle)} gives the in-memory rows`, async () => {
+        const expected = toList(rows, filterOf(operator, needle)).data.map((w) => w.id);
+        const actual = (await toListAsync(dataSource.getRepository(Word), filterOf(operator, needle))).data.map((w) => w.id);
+        assert.deepEqual(actual, expected);
+      });
+    }
+  }
+
+  it("an ASCII needle without i or k compiles to LIKE; one with k, i or non-ASCII to the matcher", async () => {
+    const sqlOf = async (needle: string) => (await toListAsync(dataSource.getRepository(Word), filterOf("IContains", needle), true)).queryString!;
+    assert.match(await sqlOf("an"), /LIKE \? ESCAPE '!'/);
+    assert.doesNotMatch(await sqlOf("an"), /ql_ci_match/);
+    for (const needle of ["k", "I", "ñ"]) assert.match(await sqlOf(needle), /ql_ci_match/);
+  });
+
+  it("the Kelvin sign and İ are found by k and i (JavaScript lower-cases them to ASCII)", async () => {
+    const ids = async (needle: string) => (await toListAsync(dataSource.getRepository(Word), filterOf("IContains", needle))).data.map((w) => w.id);
+    assert.ok((await ids("k scale")).includes(1));
+    assert.ok((await ids("i")).includes(2)); // "i̇stanbul"
+  });
+});
