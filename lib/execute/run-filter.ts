@@ -3,7 +3,8 @@
 // collections.
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { type FilterFragments, type RawWhere, compileFilterFragments, filterBuilders } from "../compile/compile-filter.js";
-import { toPositional } from "../compile/to-positional.js";
+import type { ProjectionNode } from "../compile/projection.js";
+import { type Statement, toPositional } from "../compile/to-positional.js";
 import type { ObjectLiteral as Literal } from "typeorm";
 import type { FilterPlan } from "../plan/nodes.js";
 import { type FilterResult, pagedResult } from "../shapes/results.js";
@@ -17,6 +18,38 @@ export const pageSuffix = (page: PageBy | null) => (page ? " LIMIT :ql_limit OFF
 export const pageParameters = (page: PageBy | null) =>
   page ? { ql_limit: page.pageSize, ql_offset: (page.pageNumber - 1) * page.pageSize } : {};
 
+/** A Filter ready to run: its statements (values bound, page included) and how rows map to objects. */
+export interface PreparedFilter {
+  readonly data: Statement;
+  /** The COUNT over the same predicate; null without a page (the total is the number of rows). */
+  readonly count: Statement | null;
+  readonly projection: ProjectionNode;
+  readonly page: PageBy | null;
+}
+
+export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: FilterPlan, rawWhere?: RawWhere): PreparedFilter {
+  const fragments = compileFilterFragments(base.alias, connection.dialect, plan, rawWhere);
+  const texts = filterTexts(base, connection, fragments);
+  const parameters = { ...base.getParameters(), ...fragments.params };
+  return {
+    data: toPositional(texts.data + pageSuffix(plan.page), { ...parameters, ...pageParameters(plan.page) }, connection.dialect),
+    count: plan.page ? toPositional(texts.count, parameters, connection.dialect) : null,
+    projection: fragments.projection,
+    page: plan.page,
+  };
+}
+
+export async function runPreparedFilter<T>(connection: Connection, prepared: PreparedFilter, typed: boolean, getQueryString: boolean): Promise<FilterResult<T>> {
+  const { data, count, projection, page } = prepared;
+  const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
+    count ? runStatement(connection, count) : Promise.resolve(null));
+  const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
+  const driver = connection.dataSource.driver;
+  const materialized = rows.map((row) => ({ object: materialize(driver, projection, row, typed), row }));
+  await loadCollections(connection, projection, materialized, typed);
+  return pagedResult(page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(data) : null);
+}
+
 export async function runFilterPlan<T>(
   base: SelectQueryBuilder<ObjectLiteral>,
   connection: Connection,
@@ -25,19 +58,7 @@ export async function runFilterPlan<T>(
   getQueryString: boolean,
   rawWhere?: RawWhere,
 ): Promise<FilterResult<T>> {
-  const fragments = compileFilterFragments(base.alias, connection.dialect, plan, rawWhere);
-  const texts = filterTexts(base, connection, fragments);
-  const parameters = { ...base.getParameters(), ...fragments.params };
-  const dataStatement = toPositional(texts.data + pageSuffix(plan.page), { ...parameters, ...pageParameters(plan.page) }, connection.dialect);
-  const countStatement = plan.page ? toPositional(texts.count, parameters, connection.dialect) : null;
-  const compiled = fragments;
-  const [rows, countRows] = await both(connection, runStatement(connection, dataStatement), () =>
-    countStatement ? runStatement(connection, countStatement) : Promise.resolve(null));
-  const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
-  const driver = connection.dataSource.driver;
-  const materialized = rows.map((row) => ({ object: materialize(driver, compiled.projection, row, typed), row }));
-  await loadCollections(connection, compiled.projection, materialized, typed);
-  return pagedResult(plan.page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(dataStatement) : null);
+  return runPreparedFilter<T>(connection, prepareFilter(base, connection, plan, rawWhere), typed, getQueryString);
 }
 
 /** Runs two statements concurrently when the pool allows it, in sequence inside a transaction. */

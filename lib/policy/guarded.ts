@@ -5,7 +5,14 @@ import type { ObjectLiteral } from "typeorm";
 import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
 import { type ParsedShape, parseFilter, runParsedAsync, runParsedInMemory, shapeKindOf } from "../api/run-shape.js";
-import { type QuerySource, resolveSource } from "../api/source.js";
+import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
+import { PlanCache, requestKey, valuesKey } from "../api/plan-cache.js";
+import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
+import { buildFilterPlan } from "../plan/build-filter.js";
+import type { Connection } from "../execute/run-sql.js";
+import type { FilterStatements } from "../api/to-list-async.js";
+import type { DecisionTable } from "./decision-table.js";
+import { type QpAuditEvent, recordAudit } from "./audit.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
@@ -22,13 +29,45 @@ export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
 }
 
-export async function sanitize(engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true): Promise<SanitizeResult<ParsedShape>> {
-  const sanitizer = new Sanitizer(engine.options, context, model, await engine.decisionsAsync(context));
+export async function sanitize(engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true, decisions?: DecisionTable): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
+  const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
   sanitizer.audit = audit;
-  if (kind === "segment") return sanitizeSegment(sanitizer, shape as Segment, getQueryString);
-  if (kind === "summary") return sanitizeSummary(sanitizer, shape as Summary, getQueryString);
-  return sanitizeFilter(sanitizer, shape as Filter, getQueryString);
+  const result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
+    : kind === "summary" ? sanitizeSummary(sanitizer, shape as Summary, getQueryString)
+      : sanitizeFilter(sanitizer, shape as Filter, getQueryString);
+  return { ...result, audited: sanitizer.audited };
 }
+
+/** A guarded Filter ready to run again: its sanitized form, its statements and the audit events it records. */
+interface GuardedPlan {
+  readonly sanitized: SanitizeResult<ParsedShape>;
+  readonly prepared: PreparedFilter;
+  readonly audited: readonly QpAuditEvent[];
+}
+
+/**
+ * Keyed by entity model, then by decision table (engine, rule snapshot identity, subject set),
+ * the context's values (a forced predicate's tenant id is one) and the exact request: a hit is
+ * the very request already sanitized for the very same caller.
+ */
+export const guardedFilterPlans = new PlanCache<GuardedPlan>();
+const tableIds = new WeakMap<DecisionTable, number>();
+let nextTableId = 0;
+
+function guardedKey(decisions: DecisionTable, context: QpPolicyContext, filter: unknown, getQueryString: boolean): string | null {
+  const request = requestKey(filter);
+  const values = request === null ? null : valuesKey(context.values);
+  if (request === null || values === null) return null;
+  let tableId = tableIds.get(decisions);
+  if (tableId === undefined) tableIds.set(decisions, (tableId = nextTableId++));
+  return `${tableId}|${getQueryString ? 1 : 0}|${values}|${request}`;
+}
+
+/** The cached trace is the caller's to keep: each result gets its own copy. */
+const copyTrace = (trace: PolicyTrace): PolicyTrace => ({
+  ...trace,
+  entries: trace.entries.map((e) => (e.transforms ? { ...e, transforms: e.transforms.map((t) => ({ ...t })) } : { ...e })),
+});
 
 async function finish<R extends FilterResult<unknown>>(result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext): Promise<R & { policy: PolicyTrace }> {
   const rows = result.data as Record<string, unknown>[];
@@ -45,6 +84,51 @@ export class GuardedQuery<T extends ObjectLiteral> {
 
   constructor(private readonly source: QuerySource<T> | readonly T[], private readonly context: QpPolicyContext) {
     this.engine = QpPolicyEngine.of(context);
+  }
+
+  /**
+   * A Filter on a Repository: sanitized and prepared once per distinct request and caller (see
+   * guardedFilterPlans); `audit` records its audit events on the context (replayed on a hit).
+   * Errors come in the uncached order: the request's, the source's, the store's.
+   */
+  private async filterPlan(filter: unknown, getQueryString: boolean, audit: boolean): Promise<{ plan: GuardedPlan; connection: Connection }> {
+    let resolved: ResolvedSource;
+    let decisions: DecisionTable;
+    try {
+      resolved = resolveSource(this.source as QuerySource<T>);
+      decisions = await this.engine.decisionsAsync(this.context);
+    } catch (error) {
+      parseFilter(filter);
+      throw error;
+    }
+    const key = isFreshBuilder(resolved.base) ? guardedKey(decisions, this.context, filter, getQueryString) : null;
+    let plan = key === null ? undefined : guardedFilterPlans.get(resolved.model, key);
+    if (plan) {
+      const { maxAuditEvents } = this.engine.options.caps;
+      if (audit) for (const event of plan.audited) recordAudit(this.context.auditEvents, maxAuditEvents, { ...event, at: new Date().toISOString(), subjects: this.context.subjects });
+    } else {
+      const sanitized = await sanitize(this.engine, this.context, resolved.model, "filter", parseFilter(filter), getQueryString, audit, decisions);
+      plan = { sanitized, prepared: prepareFilter(resolved.base, resolved.connection, buildFilterPlan(resolved.model, sanitized.shape as Filter)), audited: sanitized.audited };
+      if (key !== null) guardedFilterPlans.set(resolved.model, key, plan);
+    }
+    return { plan, connection: resolved.connection };
+  }
+
+  private async runFilter(filter: unknown, typed: boolean, getQueryString: boolean) {
+    if (Array.isArray(this.source)) return this.runInMemory("filter", parseFilter(filter), typed, getQueryString);
+    const { plan, connection } = await this.filterPlan(filter, getQueryString, true);
+    const result = await runPreparedFilter<T>(connection, plan.prepared, typed, getQueryString);
+    return finish(result, "filter", { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine, this.context);
+  }
+
+  /**
+   * The SQL and bound parameters toListAsync would send for this caller, and the policy trace,
+   * without running them; records no audit event (nothing is read). Database sources only.
+   */
+  async toStatementsAsync(filter?: FilterInput | string | null): Promise<FilterStatements & { policy: PolicyTrace }> {
+    if (Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toStatementsAsync needs a database source; an in-memory array has no SQL");
+    const { plan } = await this.filterPlan(filter, false, false);
+    return { data: plan.prepared.data, count: plan.prepared.count, policy: copyTrace(plan.sanitized.trace) };
   }
 
   private async run(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
@@ -64,11 +148,12 @@ export class GuardedQuery<T extends ObjectLiteral> {
   /** Filter, Segment or Summary, told apart by their members. */
   async toListAsync(shape: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
     const kind = shapeKindOf(shape);
+    if (kind === "filter") return this.runFilter(shape, true, getQueryString) as Promise<GuardedResult<T>>;
     return this.run(kind, parseShape(kind, shape), true, getQueryString) as Promise<GuardedResult<T>>;
   }
 
   async toListAsyncDynamic(filter?: FilterInput | string | null, getQueryString = false): Promise<GuardedResult<Record<string, unknown>>> {
-    return this.run("filter", parseFilter(filter), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
+    return this.runFilter(filter, false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }
 
   /**

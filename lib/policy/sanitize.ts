@@ -20,7 +20,7 @@ import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
 import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
-import { recordAudit } from "./audit.js";
+import { type QpAuditEvent, recordAudit } from "./audit.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
@@ -138,16 +138,20 @@ export class Sanitizer {
   /** Drops a dry run still enforces (scoped navigations): all selects gone is still an error. */
   private enforcedDrops = 0;
 
-  /** Every audit event goes through here, so one check of `audit` covers refused uses too. */
+  /** Every audit event goes through here, so one check of `audit` covers refused uses too; `audited` keeps them all. */
   private auditUse(member: PolicyMember, field: string, feature: string, action: PolicyAction, enforced: boolean) {
-    if (!this.audit) return;
     const flag = PolicyFeature[feature as keyof typeof PolicyFeature];
     const audited = member.policy?.attributes.some((a) => a.kind === "audit" && typeof flag === "number" && (a.features & flag) !== 0);
     if (!audited) return;
-    recordAudit(this.context.auditEvents, this.options.caps.maxAuditEvents, {
+    const event: QpAuditEvent = {
       at: new Date().toISOString(), entity: this.options.entities.nameOf(this.root.target) ?? this.root.name, field, feature, action, subjects: this.context.subjects, enforced,
-    });
+    };
+    this.audited.push(event);
+    if (this.audit) recordAudit(this.context.auditEvents, this.options.caps.maxAuditEvents, event);
   }
+
+  /** Every audit event of this request, recorded or not, also past the context's cap (a cached plan replays them). */
+  readonly audited: QpAuditEvent[] = [];
 
   /**
    * Throws, or in dry run records what would have been refused and goes on. `always` refusals

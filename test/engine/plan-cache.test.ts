@@ -1,0 +1,121 @@
+// The unguarded plan cache: a Filter on a Repository is prepared once per distinct request. The
+// key is the request's exact content (requestKey), so only the same request can hit; a hit
+// reuses statements, never rows; host builders, invalid and non-JSON requests are never cached.
+import "reflect-metadata";
+import assert from "node:assert/strict";
+import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
+import { LogicException, toListAsync, toStatements } from "../../lib/index.js";
+import { requestKey, valuesKey } from "../../lib/api/plan-cache.js";
+import { unguardedFilterPlans } from "../../lib/api/to-list-async.js";
+import { dialects, openIsolatedDatabase } from "../support/databases.js";
+import { describeOnTargets } from "../support/targets.js";
+
+@Entity("plan_note")
+class Note {
+  @PrimaryColumn({ type: "int" })
+  id!: number;
+
+  @Column({ type: "varchar", length: 40 })
+  topic!: string;
+
+  @Column({ type: "int" })
+  rank!: number;
+}
+
+const notes = [
+  { id: 1, topic: "alpha", rank: 1 },
+  { id: 2, topic: "beta", rank: 2 },
+  { id: 3, topic: "alpha", rank: 3 },
+];
+
+const topicIs = (topic: string) => ({
+  conditionGroup: { connector: "And" as const, conditions: [{ sort: 1, field: "topic", dataType: "Text", operator: "Equal", values: [topic] }] },
+  page: { pageNumber: 1, pageSize: 10 },
+});
+
+describe("Plan cache: request keys", () => {
+  it("say the request exactly: a number and its text, 0 and -0, a string and its JSON differ", () => {
+    const keys = [requestKey({ a: 1 }), requestKey({ a: "1" }), requestKey({ a: 0 }), requestKey({ a: -0 }), requestKey('{"a":1}'), requestKey({ a: [1] }), requestKey({ a: null }), requestKey({ a: true }), requestKey({ a: "T" })];
+    assert.equal(new Set(keys).size, keys.length, JSON.stringify(keys));
+    assert.equal(requestKey({ a: [1, { b: "x" }] }), requestKey({ a: [1, { b: "x" }] }));
+  });
+
+  it("are null for anything JSON cannot say (such a request is never cached)", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    class Shape { a = 1; }
+    // eslint-disable-next-line no-sparse-arrays
+    for (const input of [undefined, { a: undefined }, { a: NaN }, { a: Infinity }, { a: () => 1 }, { a: new Date(0) }, new Shape(), { a: [1, , 2] }, cycle, { a: 1n }, { a: Symbol("s") }]) {
+      assert.equal(requestKey(input), null, String(input));
+    }
+  });
+
+  it("context values are keyed in name order; a Date by its instant; a function makes them uncacheable", () => {
+    assert.equal(valuesKey(new Map<string, unknown>([["a", 1], ["b", "x"]])), valuesKey(new Map<string, unknown>([["b", "x"], ["a", 1]])));
+    assert.notEqual(valuesKey(new Map([["t", "1"]])), valuesKey(new Map([["t", 1]])));
+    assert.equal(valuesKey(new Map([["d", new Date(0)]])), valuesKey(new Map([["d", new Date(0)]])));
+    assert.notEqual(valuesKey(new Map([["d", new Date(0)]])), valuesKey(new Map([["d", new Date(1)]])));
+    assert.equal(valuesKey(new Map([["f", () => 1]])), null);
+  });
+});
+
+describeOnTargets("Plan cache: unguarded Filters", dialects, (dialect) => openIsolatedDatabase(dialect, "querylib_plans", [Note]), (_target, dataSource) => {
+  const repository = () => dataSource().getRepository(Note);
+  const idsOf = (result: unknown) => (result as { data: Note[] }).data.map((n) => n.id);
+  /** Runs `action`, returning its result and the hits it made. */
+  async function counting<R>(action: () => Promise<R>): Promise<[R, number]> {
+    const before = unguardedFilterPlans.stats.hits;
+    const result = await action();
+    return [result, unguardedFilterPlans.stats.hits - before];
+  }
+
+  beforeEach(async () => {
+    await repository().clear();
+    await repository().insert(notes);
+  });
+
+  it("the same request again is a hit with the same rows and SQL; rows written in between are read (plans, not rows, are cached)", async () => {
+    const first = await toListAsync(repository(), topicIs("alpha"), true);
+    const [second, hits] = await counting(() => toListAsync(repository(), topicIs("alpha"), true));
+    assert.equal(hits, 1);
+    assert.deepEqual(idsOf(second), [1, 3]);
+    assert.equal(second.queryString, first.queryString);
+    await repository().insert({ id: 4, topic: "alpha", rank: 4 });
+    const [third, more] = await counting(() => toListAsync(repository(), topicIs("alpha")));
+    assert.equal(more, 1);
+    assert.deepEqual(idsOf(third), [1, 3, 4]);
+    assert.equal((third as { totalCount: number }).totalCount, 3);
+  });
+
+  it("a request that differs in a value only is a miss with its own rows", async () => {
+    await toListAsync(repository(), topicIs("alpha"));
+    const [beta, hits] = await counting(() => toListAsync(repository(), topicIs("beta")));
+    assert.equal(hits, 0);
+    assert.deepEqual(idsOf(beta), [2]);
+  });
+
+  it("an invalid request is never cached: it fails the same way every time", async () => {
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(() => toListAsync(repository(), { ...topicIs("alpha"), orders: [{ sort: 1, field: "nope", direction: "Ascending" }] }), LogicException);
+      await assert.rejects(() => toListAsync(repository(), { ...topicIs("alpha"), page: { pageNumber: 0, pageSize: 10 } }), LogicException);
+    }
+  });
+
+  it("a host's SelectQueryBuilder is never cached: its own conditions and parameters apply on every call", async () => {
+    const above = (rank: number) => repository().createQueryBuilder("n").where("n.rank > :rank", { rank });
+    const [low, hits] = await counting(async () => [await toListAsync(above(0), topicIs("alpha")), await toListAsync(above(0), topicIs("alpha"))]);
+    assert.equal(hits, 0);
+    assert.deepEqual(low.map(idsOf), [[1, 3], [1, 3]]);
+    assert.deepEqual(idsOf(await toListAsync(above(2), topicIs("alpha"))), [3]);
+  });
+
+  it("toStatements gives the SQL and parameters toListAsync then runs from the same cached plan", async () => {
+    const statements = toStatements(repository(), topicIs("beta") as never);
+    assert.ok(statements.data.parameters.includes("beta"));
+    assert.ok(!statements.data.sql.includes("beta"), "a value entered the SQL text");
+    assert.match(statements.count!.sql, /COUNT\(\*\)/);
+    const [result, hits] = await counting(() => toListAsync(repository(), topicIs("beta"), true));
+    assert.equal(hits, 1);
+    assert.ok((result as { queryString: string }).queryString.startsWith(statements.data.sql));
+  });
+});

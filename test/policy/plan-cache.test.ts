@@ -1,0 +1,80 @@
+// Guarded plan cache: a Filter seen before is served from its cached plan only for the very same
+// caller (decision table and context values). Attempts to get another caller's plan — the same
+// subjects with another tenant value, another tenant subject, a string request that reads like
+// a cached object — must return the caller's own rows; a hit must be observable (it is counted)
+// and give the same rows, totals and trace as the first run.
+import assert from "node:assert/strict";
+import { QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
+import { guardedFilterPlans } from "../../lib/policy/guarded.js";
+import { Patient } from "./domain.js";
+import { type Guarded, type Shape, assertTenant, convenience, cond, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
+import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
+
+type Row = Record<string, unknown>;
+
+const request = (): Shape => ({ ...whereShape(cond("name", "IsNotNull")), page: { pageNumber: 1, pageSize: 50 } });
+const byId = (rows: readonly { id: number }[]) => [...rows].sort((a, b) => a.id - b.id);
+
+async function run(ctx: PolicyTargetContext, context: QpPolicyContext, shape: unknown): Promise<Guarded<Row>> {
+  return (await ctx.guard(Patient, context).toListAsync(shape)) as unknown as Guarded<Row>;
+}
+
+/** Hits counted while `action` runs (0 on the in-memory target, which has nothing to cache). */
+async function hitsDuring(action: () => Promise<unknown>): Promise<number> {
+  const before = guardedFilterPlans.stats.hits;
+  await action();
+  return guardedFilterPlans.stats.hits - before;
+}
+
+forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
+  const cached = ctx.target !== "memory";
+
+  it("the same request again is a hit with the same rows, totals and trace; each trace is the result's own", async () => {
+    const context = await tenantContext(convenience, "t-1");
+    const first = await run(ctx, context, request());
+    let second!: Guarded<Row>;
+    assert.equal(await hitsDuring(async () => (second = await run(ctx, context, request()))), cached ? 1 : 0);
+    assert.deepEqual(idsOf(second.data as { id: number }[]), idsOf(byId(t1)));
+    assert.equal(second.totalCount, t1.length);
+    assert.deepEqual(second.policy, first.policy);
+    first.policy.entries.length = 0;
+    const third = await run(ctx, context, request());
+    assert.deepEqual(third.policy, second.policy);
+    assert.ok(third.policy.entries.length > 0);
+  });
+
+  it("the same subjects with another tenant value get their own rows, never the cached tenant's", async () => {
+    const forTenant = (tenant: string) => convenience.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "nurse").withValue("tenantId", tenant));
+    for (const [tenant, rows] of [["t-1", t1], ["t-2", t2], ["t-1", t1], ["t-2", t2]] as const) {
+      const result = await run(ctx, await forTenant(tenant), request());
+      assert.deepEqual(idsOf(result.data as { id: number }[]), idsOf(byId(rows)), tenant);
+      assert.equal(result.totalCount, rows.length);
+      assertTenant(result.data, tenant);
+    }
+  });
+
+  it("a tenant subject and value of t-2 after t-1's cached plan gets t-2's rows; the request as JSON text too", async () => {
+    await run(ctx, await tenantContext(convenience, "t-1"), request());
+    const t2Context = await tenantContext(convenience, "t-2");
+    for (const shape of [request(), JSON.stringify(request())]) {
+      const result = await run(ctx, t2Context, shape);
+      assert.deepEqual(idsOf(result.data as { id: number }[]), idsOf(byId(t2)));
+      assertTenant(result.data, "t-2");
+    }
+  });
+
+  it("a request that differs only in a value is a miss and is checked afresh (a denied operator is still refused)", async () => {
+    const context = await tenantContext(convenience, "t-1");
+    const allowed = whereShape(cond("mail", "Equal", [t1[0]!.email]));
+    await run(ctx, context, allowed);
+    const hits = await hitsDuring(() => run(ctx, context, whereShape(cond("mail", "Equal", [t1[1]!.email]))));
+    assert.equal(hits, 0);
+    await assert.rejects(() => run(ctx, context, whereShape(cond("mail", "Contains", ["a"]))), (error: Error & { errorCode?: number }) => error.name === "PolicyException");
+  });
+
+  it("a context value JSON cannot state exactly (a function) is never cached", async () => {
+    const context = await convenience.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Tenant, "t-1").withValue("tenantId", "t-1").withValue("probe", () => "x"));
+    await run(ctx, context, request());
+    assert.equal(await hitsDuring(() => run(ctx, context, request())), 0);
+  });
+});
