@@ -19,7 +19,11 @@ export interface QueryLibApi {
   toListAsync?: (source: unknown, shape: unknown, getQueryString?: boolean) => Promise<QueryLibResult>;
   filter?: (source: unknown, filter: unknown) => { getQueryAndParameters(): [string, unknown[]] };
   summary?: (source: unknown, summary: unknown) => { getQueryAndParameters(): [string, unknown[]] };
-  applyPolicy?: (source: unknown, context: unknown) => { toListAsync(shape: unknown, getQueryString?: boolean): Promise<QueryLibResult> };
+  toStatements?: (source: unknown, filter: unknown) => { data: { sql: string; parameters: readonly unknown[] } };
+  applyPolicy?: (source: unknown, context: unknown) => {
+    toListAsync(shape: unknown, getQueryString?: boolean): Promise<QueryLibResult>;
+    toStatementsAsync?(filter: unknown): Promise<{ data: { sql: string; parameters: readonly unknown[] } }>;
+  };
   [name: string]: unknown;
 }
 
@@ -260,14 +264,33 @@ export function unguardedRunner(api: QueryLibApi, dataSource: DataSource, counts
   return () => api.toListAsync!(source, JSON.parse(json));
 }
 
-/** Build only (JSON in → SQL and parameters out, no execution), or null when not exported. */
-export function unguardedBuilder(api: QueryLibApi, dataSource: DataSource, counts: RowCounts, id: WorkloadId) {
+/**
+ * A new request on every call: the workload's JSON with the next page number, so the plan cache
+ * misses (parse, plan and compile run; TypeORM's SQL text for the same fragments is still reused).
+ */
+function everyCallNew(json: string): () => Record<string, unknown> {
+  let n = 0;
+  return () => {
+    const shape = JSON.parse(json) as Record<string, { pageSize: number } | undefined>;
+    shape.page = { pageSize: shape.page?.pageSize ?? 20, pageNumber: 1 + (n++ % 1_000_000) } as never;
+    return shape;
+  };
+}
+
+/**
+ * Build only (JSON in → SQL and parameters out, no execution), or null when not exported:
+ * `toStatements` with a new request each call (a plan-cache miss), or `cached` with the same
+ * request each call (a hit); Summaries through `summary(…).getQueryAndParameters()`.
+ */
+export function unguardedBuilder(api: QueryLibApi, dataSource: DataSource, counts: RowCounts, id: WorkloadId, cached = false) {
   const workload = QUERYLIB_WORKLOADS[id];
   const source = workload.source(dataSource);
   const json = JSON.stringify(workload.shape(counts));
-  if (workload.build === "filter" && typeof api.filter === "function") {
-    return () => api.filter!(source, JSON.parse(json)).getQueryAndParameters();
+  if (workload.build === "filter" && typeof api.toStatements === "function") {
+    const next = cached ? () => JSON.parse(json) : everyCallNew(json);
+    return () => api.toStatements!(source, next());
   }
+  if (cached) return null;
   if (workload.build === "summary" && typeof api.summary === "function") {
     return () => api.summary!(source, JSON.parse(json)).getQueryAndParameters();
   }
@@ -374,12 +397,15 @@ export function guardedVariant(
 }
 
 /**
- * Guarded build only: `engine.simulateAsync(publicName, json, context, dataSource)` sanitizes and
- * compiles without executing (Filters only: W1–W4, W7).
+ * Guarded build only: `applyPolicy(repo, context).toStatementsAsync(json)` parses, sanitizes under
+ * the policy, plans and compiles without executing or auditing (Filters only: W1–W4, W7); a new
+ * request each call (a plan-cache miss) or, `cached`, the same one (a hit).
  */
-export function guardedBuilder(env: GuardedEnv, counts: RowCounts, id: WorkloadId): (() => Promise<unknown>) | null {
-  if (QUERYLIB_WORKLOADS[id].build !== "filter") return null;
+export function guardedBuilder(api: QueryLibApi, module: GuardedModule, env: GuardedEnv, counts: RowCounts, id: WorkloadId, cached = false): (() => Promise<unknown>) | null {
+  if (QUERYLIB_WORKLOADS[id].build !== "filter" || !api.applyPolicy) return null;
+  const guarded = api.applyPolicy(guardedRepository(module, env, id), env.context);
+  if (typeof guarded.toStatementsAsync !== "function") return null;
   const json = JSON.stringify(QUERYLIB_WORKLOADS[id].shape(counts));
-  const name = GUARDED_ROOT[id];
-  return () => env.engine.simulateAsync(name, JSON.parse(json), env.context, env.dataSource);
+  const next = cached ? () => JSON.parse(json) : everyCallNew(json);
+  return () => guarded.toStatementsAsync!(next());
 }

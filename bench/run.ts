@@ -341,32 +341,35 @@ async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string,
     const tasks: LoopTask[] = [{ name: "typeorm", fn: hw.build }];
     const failed: BuildResult[] = [];
     if (api) {
-      const build = unguardedBuilder(api, ctx.dataSource, ctx.counts, id);
-      if (build) {
+      for (const [variant, cached] of [["querylib", false], ["querylib-cached", true]] as const) {
+        const build = unguardedBuilder(api, ctx.dataSource, ctx.counts, id, cached);
+        if (!build) {
+          if (!cached) failed.push({ dialect: ctx.dialect, id, variant, status: "skipped", reason: "`toStatements`/`summary` not exported by QueryLib" });
+          continue;
+        }
         try {
           build();
-          tasks.push({ name: "querylib", fn: build });
+          tasks.push({ name: variant, fn: build });
         } catch (error) {
-          failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "error", reason: firstLine(error) });
+          failed.push({ dialect: ctx.dialect, id, variant, status: "error", reason: firstLine(error) });
         }
-      } else {
-        failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "skipped", reason: "`filter`/`summary` not exported by QueryLib yet" });
       }
     } else {
       failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "skipped", reason: querylibNote });
     }
-    if ("env" in guardedSide) {
-      const simulate = guardedBuilder(guardedSide.env, ctx.counts, id);
-      if (simulate) {
+    if ("env" in guardedSide && api) {
+      for (const [variant, cached] of [["querylib-guarded", false], ["querylib-guarded-cached", true]] as const) {
+        const build = guardedBuilder(api, guardedSide.module, guardedSide.env, ctx.counts, id, cached);
+        if (!build) continue;
         try {
-          await simulate();
-          tasks.push({ name: "querylib-guarded", fn: simulate, async: true });
+          await build();
+          tasks.push({ name: variant, fn: build, async: true });
         } catch (error) {
-          failed.push({ dialect: ctx.dialect, id, variant: "querylib-guarded", status: "error", reason: firstLine(error) });
+          failed.push({ dialect: ctx.dialect, id, variant, status: "error", reason: firstLine(error) });
         }
       }
     } else {
-      failed.push({ dialect: ctx.dialect, id, variant: "querylib-guarded", status: "skipped", reason: guardedSide.skipped });
+      failed.push({ dialect: ctx.dialect, id, variant: "querylib-guarded", status: "skipped", reason: "skipped" in guardedSide ? guardedSide.skipped : querylibNote });
     }
     if (hw.paginateBuild) {
       try {
@@ -433,7 +436,7 @@ async function coldBuild(ctx: Ctx, id: WorkloadId, api: QueryLibApi | null, guar
       const calls: Array<{ name: VariantName; fn: () => unknown }> = [{ name: "typeorm", fn: HAND_WRITTEN[id](fresh).build }];
       const build = api ? unguardedBuilder(api, plain, ctx.counts, id) : null;
       if (build) calls.push({ name: "querylib", fn: build });
-      const simulate = env ? guardedBuilder(env, ctx.counts, id) : null;
+      const simulate = env && api && "module" in guardedSide ? guardedBuilder(api, guardedSide.module, env, ctx.counts, id) : null;
       if (simulate) calls.push({ name: "querylib-guarded", fn: simulate });
       const k = i % calls.length;
       for (const call of [...calls.slice(k), ...calls.slice(0, k)]) {
