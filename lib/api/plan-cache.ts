@@ -3,12 +3,16 @@
 // sanitize, plan and compile: its statements are reused as they are, values included. The key
 // is the request's exact content, so a cached entry can only ever answer the request it was
 // built from; a request that differs in any value is a miss and is built (and checked) afresh.
+// A plan is kept from a request's second sighting on: one-off requests (a page number that only
+// grows, a search typed once) would otherwise evict useful plans and keep the collector busy.
 
 /** Entries per owner (entity model, or decisions × model under a guard); the oldest goes first. */
 export const maxCachedPlans = 500;
 
 class BoundedCache<V> {
   private readonly entries = new Map<string, V>();
+  /** Keys seen once and not kept yet (bounded the same way). */
+  private readonly sightings = new Set<string>();
 
   get(key: string): V | undefined {
     const value = this.entries.get(key);
@@ -20,7 +24,13 @@ class BoundedCache<V> {
     return value;
   }
 
-  set(key: string, value: V): void {
+  /** Keeps the plan if its key was seen before; the first time, remembers the key only. */
+  admit(key: string, value: V): void {
+    if (!this.sightings.delete(key)) {
+      if (this.sightings.size >= 2 * maxCachedPlans) this.sightings.clear();
+      this.sightings.add(key);
+      return;
+    }
     if (this.entries.size >= maxCachedPlans) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, value);
   }
@@ -39,75 +49,65 @@ export class PlanCache<V> {
     return value;
   }
 
-  set(owner: object, key: string, value: V): void {
+  /** Offers a plan built on a miss: kept on the key's second sighting (see the top of this file). */
+  offer(owner: object, key: string, value: V): void {
     let cache = this.owners.get(owner);
     if (!cache) this.owners.set(owner, (cache = new BoundedCache()));
-    cache.set(key, value);
+    cache.admit(key, value);
   }
 }
-
-const maxKeyDepth = 64;
 
 /**
  * The exact content of a request as text, or null when it holds anything JSON cannot say
- * (undefined, NaN, functions, class instances, cycles): such a request is never cached, because
- * two different values could read as one key. A JSON text is its own key.
+ * exactly (undefined, NaN, -0, functions, class instances, sparse arrays, cycles): such a
+ * request is never cached, because two different values could read as one key. For everything
+ * else JSON.stringify is one-to-one. A JSON text is its own key.
  */
 export function requestKey(input: unknown): string | null {
   if (typeof input === "string") return `s${input}`;
-  const parts: string[] = ["o"];
-  return writeKey(input, parts, 0) ? parts.join("") : null;
+  return jsonExact(input, 0) ? `o${JSON.stringify(input)}` : null;
 }
 
-/** The context's named values in name order, with the same rules as requestKey. */
+/**
+ * The request a key says: what a miss parses, so the plan stored under a key is always built
+ * from exactly that content (an object read twice could answer differently, e.g. a getter).
+ */
+export function requestOf(key: string): unknown {
+  return key.startsWith("s") ? key.slice(1) : JSON.parse(key.slice(1));
+}
+
+/** The context's named values in name order, with the same rules as requestKey; a Date by its instant. */
 export function valuesKey(values: ReadonlyMap<string, unknown>): string | null {
   const parts: string[] = [];
   for (const name of [...values.keys()].sort()) {
-    parts.push(JSON.stringify(name), "=");
     const value = values.get(name);
-    if (value instanceof Date) parts.push(`D${value.toISOString()}`);
-    else if (!writeKey(value, parts, 0)) return null;
-    parts.push(";");
+    if (value instanceof Date) parts.push(`${JSON.stringify(name)}=D${value.toISOString()}`);
+    else if (jsonExact(value, 0)) parts.push(`${JSON.stringify(name)}=${JSON.stringify(value)}`);
+    else return null;
   }
-  return parts.join("");
+  return parts.join(";");
 }
 
-function writeKey(value: unknown, parts: string[], depth: number): boolean {
-  if (depth > maxKeyDepth) return false;
+const maxDepth = 64;
+
+/** Whether JSON.stringify says `value` exactly (and nothing else reads the same). */
+function jsonExact(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case "string":
-      parts.push(JSON.stringify(value));
+    case "boolean":
       return true;
     case "number":
-      if (!Number.isFinite(value)) return false;
-      parts.push(Object.is(value, -0) ? "-0" : String(value));
-      return true;
-    case "boolean":
-      parts.push(value ? "T" : "F");
-      return true;
+      return Number.isFinite(value) && !Object.is(value, -0);
     case "object": {
-      if (value === null) {
-        parts.push("N");
-        return true;
-      }
+      if (value === null) return true;
+      if (depth >= maxDepth) return false;
       if (Array.isArray(value)) {
-        parts.push("[");
-        for (let i = 0; i < value.length; i++) {
-          if (!(i in value) || !writeKey(value[i], parts, depth + 1)) return false;
-          parts.push(",");
-        }
-        parts.push("]");
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !jsonExact(value[i], depth + 1)) return false;
         return true;
       }
       const prototype = Object.getPrototypeOf(value);
       if (prototype !== Object.prototype && prototype !== null) return false;
-      parts.push("{");
-      for (const key of Object.keys(value)) {
-        parts.push(JSON.stringify(key), ":");
-        if (!writeKey((value as Record<string, unknown>)[key], parts, depth + 1)) return false;
-        parts.push(",");
-      }
-      parts.push("}");
+      for (const key in value) if (!jsonExact((value as Record<string, unknown>)[key], depth + 1)) return false;
       return true;
     }
     default:

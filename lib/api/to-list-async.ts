@@ -6,7 +6,7 @@ import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.j
 import { parseFilter, parseSegment, parseSummary, runParsedAsync, shapeKindOf } from "./run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "./source.js";
 import { checkUnguarded } from "./unguarded.js";
-import { PlanCache, requestKey } from "./plan-cache.js";
+import { PlanCache, requestKey, requestOf } from "./plan-cache.js";
 import { buildFilterPlan } from "../plan/build-filter.js";
 import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
 import type { Connection } from "../execute/run-sql.js";
@@ -72,10 +72,10 @@ function preparedFilter(source: QuerySource<ObjectLiteral>, filter: unknown): { 
   const key = isFreshBuilder(resolved.base) ? requestKey(filter) : null;
   let prepared = key === null ? undefined : unguardedFilterPlans.get(resolved.model, key);
   if (!prepared) {
-    const parsed = parseFilter(filter);
+    const parsed = parseFilter(key === null ? filter : requestOf(key));
     checkUnguarded(resolved.model);
     prepared = prepareFilter(resolved.base, resolved.connection, buildFilterPlan(resolved.model, parsed));
-    if (key !== null) unguardedFilterPlans.set(resolved.model, key, prepared);
+    if (key !== null) unguardedFilterPlans.offer(resolved.model, key, prepared);
   } else checkUnguarded(resolved.model);
   return { prepared, connection: resolved.connection };
 }

@@ -77,9 +77,18 @@ const calendarOf = (value: TypedValue): string => (value instanceof Date ? value
 function encode(scope: Scope, column: ColumnMember, value: TypedValue): unknown {
   if ((value instanceof Date || typeof value === "boolean") && column.column) {
     const driver = scope.model.metadata!.connection.driver;
-    return driver.preparePersistentValue(value, { ...columnMetadataOf(column), transformer: undefined } as never);
+    return driver.preparePersistentValue(value, withoutTransformer(columnMetadataOf(column)));
   }
   return value;
+}
+
+const untransformed = new WeakMap<object, object>();
+
+/** The column as the driver sees it, minus the entity's own value transformer (QueryLib binds stored forms); one copy per column. */
+function withoutTransformer(column: object): never {
+  let copy = untransformed.get(column);
+  if (!copy) untransformed.set(column, (copy = { ...column, transformer: undefined }));
+  return copy as never;
 }
 
 /**

@@ -30,7 +30,7 @@ export interface SqlDialect {
 }
 
 const direction = (d: Direction) => (d === Direction.Descending ? "DESC" : "ASC");
-const doubleQuote = (id: string) => `"${id.replaceAll('"', '""')}"`;
+const doubleQuote = (id: string) => (id.includes('"') ? `"${id.replaceAll('"', '""')}"` : `"${id}"`);
 
 export const sqlite: SqlDialect = {
   name: "sqlite",

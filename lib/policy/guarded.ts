@@ -6,7 +6,7 @@ import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
 import { type ParsedShape, parseFilter, runParsedAsync, runParsedInMemory, shapeKindOf } from "../api/run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
-import { PlanCache, requestKey, valuesKey } from "../api/plan-cache.js";
+import { PlanCache, requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
 import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
 import { buildFilterPlan } from "../plan/build-filter.js";
 import type { Connection } from "../execute/run-sql.js";
@@ -54,8 +54,7 @@ export const guardedFilterPlans = new PlanCache<GuardedPlan>();
 const tableIds = new WeakMap<DecisionTable, number>();
 let nextTableId = 0;
 
-function guardedKey(decisions: DecisionTable, context: QpPolicyContext, filter: unknown, getQueryString: boolean): string | null {
-  const request = requestKey(filter);
+function guardedKey(decisions: DecisionTable, context: QpPolicyContext, request: string | null, getQueryString: boolean): string | null {
   const values = request === null ? null : valuesKey(context.values);
   if (request === null || values === null) return null;
   let tableId = tableIds.get(decisions);
@@ -101,15 +100,17 @@ export class GuardedQuery<T extends ObjectLiteral> {
       parseFilter(filter);
       throw error;
     }
-    const key = isFreshBuilder(resolved.base) ? guardedKey(decisions, this.context, filter, getQueryString) : null;
+    const request = isFreshBuilder(resolved.base) ? requestKey(filter) : null;
+    const key = guardedKey(decisions, this.context, request, getQueryString);
     let plan = key === null ? undefined : guardedFilterPlans.get(resolved.model, key);
     if (plan) {
       const { maxAuditEvents } = this.engine.options.caps;
       if (audit) for (const event of plan.audited) recordAudit(this.context.auditEvents, maxAuditEvents, { ...event, at: new Date().toISOString(), subjects: this.context.subjects });
     } else {
-      const sanitized = await sanitize(this.engine, this.context, resolved.model, "filter", parseFilter(filter), getQueryString, audit, decisions);
+      const parsed = parseFilter(key === null ? filter : requestOf(request!));
+      const sanitized = await sanitize(this.engine, this.context, resolved.model, "filter", parsed, getQueryString, audit, decisions);
       plan = { sanitized, prepared: prepareFilter(resolved.base, resolved.connection, buildFilterPlan(resolved.model, sanitized.shape as Filter)), audited: sanitized.audited };
-      if (key !== null) guardedFilterPlans.set(resolved.model, key, plan);
+      if (key !== null) guardedFilterPlans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
   }

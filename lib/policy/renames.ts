@@ -12,9 +12,21 @@ export function addRename(tree: RenameTree, members: readonly PolicyMember[]): v
   }
 }
 
+const renamesAnything = new WeakMap<RenameTree, boolean>();
+
+/** Whether any member of the tree, at any depth, has a public name other than its own (memoised: trees are cached with plans). */
+function hasRename(tree: RenameTree): boolean {
+  let known = renamesAnything.get(tree);
+  if (known === undefined) {
+    known = [...tree].some(([real, node]) => node.publicName !== real || hasRename(node.children));
+    renamesAnything.set(tree, known);
+  }
+  return known;
+}
+
 /** Renames in place (results are QueryLib's own detached objects). */
 export function applyRenames(value: unknown, tree: RenameTree): void {
-  if (tree.size === 0 || value === null || typeof value !== "object") return;
+  if (!hasRename(tree) || value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
     for (const item of value) applyRenames(item, tree);
     return;

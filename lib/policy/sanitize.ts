@@ -349,7 +349,7 @@ export class Sanitizer {
     return kept;
   }
 
-  private selectColumn(path: string, members: PolicyMember[], kept: string[], where: string): void {
+  private selectColumn(path: string, members: readonly PolicyMember[], kept: string[], where: string): void {
     const publicPath = members.map((m) => m.publicName).join(".");
     const end = members[members.length - 1]!;
     const decision = this.decision(end, PolicyFeature.Select);
@@ -449,11 +449,23 @@ export class Sanitizer {
 }
 
 /** Columns under a scope with the policy members on the way (embeddeds included). */
-function columnsOf(scope: MemberScope, owner: Function, prefix = "", via: PolicyMember[] = []): { path: string; members: PolicyMember[] }[] {
+type ScopeColumn = { readonly path: string; readonly members: readonly PolicyMember[] };
+const scopeColumns = new WeakMap<MemberScope, WeakMap<Function, readonly ScopeColumn[]>>();
+
+/** Every column of a scope (embedded members flattened), once per scope and owner: the model is fixed. */
+function columnsOf(scope: MemberScope, owner: Function): readonly ScopeColumn[] {
+  let byOwner = scopeColumns.get(scope);
+  if (!byOwner) scopeColumns.set(scope, (byOwner = new WeakMap()));
+  let columns = byOwner.get(owner);
+  if (!columns) byOwner.set(owner, (columns = scopeColumnList(scope, owner)));
+  return columns;
+}
+
+function scopeColumnList(scope: MemberScope, owner: Function, prefix = "", via: PolicyMember[] = []): ScopeColumn[] {
   return scope.all().flatMap((m) => {
     const step = policyMember(owner, scope, m);
     if (m.kind === "column") return [{ path: prefix + m.name, members: [...via, step] }];
-    if (m.kind === "embedded") return columnsOf(m.scope, m.target, `${prefix}${m.name}.`, [...via, step]);
+    if (m.kind === "embedded") return scopeColumnList(m.scope, m.target, `${prefix}${m.name}.`, [...via, step]);
     return [];
   });
 }

@@ -26,8 +26,16 @@ function step(attribute: QpAttribute, action: PolicyAction, policy: MemberPolicy
   return { action, level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, policy) };
 }
 
-/** The steps of a member's decorator chain that change its values. */
-export function transformSteps(policy: MemberPolicy): TransformStep[] {
+const stepsOf = new WeakMap<MemberPolicy, readonly TransformStep[]>();
+
+/** The steps of a member's decorator chain that change its values (once per member: policies are fixed at configure time). */
+export function transformSteps(policy: MemberPolicy): readonly TransformStep[] {
+  let steps = stepsOf.get(policy);
+  if (!steps) stepsOf.set(policy, (steps = chainSteps(policy)));
+  return steps;
+}
+
+function chainSteps(policy: MemberPolicy): TransformStep[] {
   const defaulted = policy.attributes.find((a) => a.kind === "default");
   if (defaulted) return [step(defaulted, PolicyAction.Defaulted, policy)];
   return chainOrder.flatMap(([kind, action]) => {

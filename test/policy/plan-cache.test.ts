@@ -29,9 +29,10 @@ async function hitsDuring(action: () => Promise<unknown>): Promise<number> {
 forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
   const cached = ctx.target !== "memory";
 
-  it("the same request again is a hit with the same rows, totals and trace; each trace is the result's own", async () => {
+  it("the same request again is a hit (kept from its second sighting) with the same rows, totals and trace; each trace is the result's own", async () => {
     const context = await tenantContext(convenience, "t-1");
     const first = await run(ctx, context, request());
+    assert.equal(await hitsDuring(() => run(ctx, context, request())), 0, "a request seen once is not kept");
     let second!: Guarded<Row>;
     assert.equal(await hitsDuring(async () => (second = await run(ctx, context, request()))), cached ? 1 : 0);
     assert.deepEqual(idsOf(second.data as { id: number }[]), idsOf(byId(t1)));
@@ -54,7 +55,8 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
   });
 
   it("a tenant subject and value of t-2 after t-1's cached plan gets t-2's rows; the request as JSON text too", async () => {
-    await run(ctx, await tenantContext(convenience, "t-1"), request());
+    const t1Context = await tenantContext(convenience, "t-1");
+    for (let i = 0; i < 2; i++) await run(ctx, t1Context, request());
     const t2Context = await tenantContext(convenience, "t-2");
     for (const shape of [request(), JSON.stringify(request())]) {
       const result = await run(ctx, t2Context, shape);
@@ -66,7 +68,7 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
   it("a request that differs only in a value is a miss and is checked afresh (a denied operator is still refused)", async () => {
     const context = await tenantContext(convenience, "t-1");
     const allowed = whereShape(cond("mail", "Equal", [t1[0]!.email]));
-    await run(ctx, context, allowed);
+    for (let i = 0; i < 2; i++) await run(ctx, context, allowed);
     const hits = await hitsDuring(() => run(ctx, context, whereShape(cond("mail", "Equal", [t1[1]!.email]))));
     assert.equal(hits, 0);
     await assert.rejects(() => run(ctx, context, whereShape(cond("mail", "Contains", ["a"]))), (error: Error & { errorCode?: number }) => error.name === "PolicyException");
@@ -74,7 +76,7 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
 
   it("a context value JSON cannot state exactly (a function) is never cached", async () => {
     const context = await convenience.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Tenant, "t-1").withValue("tenantId", "t-1").withValue("probe", () => "x"));
-    await run(ctx, context, request());
+    for (let i = 0; i < 2; i++) await run(ctx, context, request());
     assert.equal(await hitsDuring(() => run(ctx, context, request())), 0);
   });
 });
