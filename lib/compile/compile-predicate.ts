@@ -49,8 +49,10 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
   switch (c.dataType) {
     case DataType.Text:
     case DataType.Enum:
-      // A native enum (PostgreSQL, MySQL) compares as its text, like a varchar-stored one.
-      return compileText(scope, column.fieldKind === "enum" ? writer.dialect.enumText(expr) : expr, c);
+      // A native enum (PostgreSQL, MySQL) compares as its text, like a varchar-stored one; on
+      // PostgreSQL, equality with members compares the column itself, so its index serves it.
+      if (column.fieldKind !== "enum" || comparesAsEnum(writer.dialect.name, column, c)) return compileText(scope, expr, c);
+      return compileText(scope, writer.dialect.enumText(expr), c);
     case DataType.Guid: {
       const native = column.fieldKind === "uuid" && writer.dialect.name === "postgres";
       return compileOrdered(scope, native ? expr : `lower(${expr})`, c.operator, c.values.map((v) => encode(scope, column, v)));
@@ -69,6 +71,28 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
       return compileOrdered(scope, left, c.operator, values);
     }
   }
+}
+
+const enumEqualities: ReadonlySet<Op> = new Set([Op.Equal, Op.NotEqual, Op.In, Op.NotIn]);
+const enumLabels = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * PostgreSQL: `enum_column = $1` types the parameter as the enum (an index on the column then
+ * serves it) and answers exactly as the text comparison does, provided every value is one of
+ * the enum's stored labels (any other text would be a driver error, so it keeps the cast).
+ */
+function comparesAsEnum(dialect: string, column: ColumnMember, c: Test): boolean {
+  if (dialect !== "postgres" || !enumEqualities.has(c.operator)) return false;
+  const definition = column.enumDefinition;
+  if (!definition || typeof definition !== "object") return false;
+  let labels = enumLabels.get(definition);
+  if (!labels) {
+    // Only enums whose every value is a string: a numeric enum's names are not its labels.
+    const values: unknown[] = Object.values(definition);
+    labels = new Set(values.every((v) => typeof v === "string") ? (values as string[]) : []);
+    enumLabels.set(definition, labels);
+  }
+  return c.values.length > 0 && c.values.every((v) => typeof v === "string" && labels.has(v));
 }
 
 const calendarOf = (value: TypedValue): string => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
