@@ -1,6 +1,7 @@
 // Segment sets combine in the database as one compound SELECT over primary keys, applied
-// left to right in Sort order (each step wraps the previous one, since INTERSECT binds tighter
-// than UNION on some dialects and SQLite cannot parenthesise compound members).
+// left to right in Sort order. UNION and EXCEPT chain flat (left to right on every dialect);
+// an INTERSECT after the second set wraps what comes before it, since it binds tighter than
+// UNION and EXCEPT on PostgreSQL and MariaDB and SQLite cannot parenthesise compound members.
 import type { SegmentPlan } from "../plan/nodes.js";
 import { Intersection } from "../shapes/enums.js";
 import { Codes, fail } from "../errors/codes.js";
@@ -25,6 +26,7 @@ export function compileSegmentWhere(writer: SqlWriter, rootAlias: string, plan: 
     const condition = set.where ? compilePredicate(scope, set.where) : null;
     const select = `SELECT ${writer.column(alias, key)} AS ${writer.ref("ql_key")} FROM ${table} ${writer.ref(alias)}${scope.joinSql()}${condition ? ` WHERE ${condition}` : ""}`;
     if (i === 0) compound = select;
+    else if (i === 1 || set.intersection !== Intersection.Intersect) compound = `${compound} ${operators[set.intersection!]} ${select}`;
     else {
       const previous = writer.nextAlias();
       compound = `SELECT ${writer.ref(previous)}.${writer.ref("ql_key")} FROM (${compound}) ${writer.ref(previous)} ${operators[set.intersection!]} ${select}`;

@@ -285,6 +285,22 @@ forEachTarget("Segment and Summary", (ctx) => {
       );
     });
 
+    it("four sets: ((gold − rich) ∩ inactive) ∪ rich — an Intersect after the second set, then a Union", async () => {
+      const expected = union(intersect(except(where(isGold), where(isRich)), where(isInactive)), where(isRich));
+      assert.notDeepEqual(expected, intersect(except(where(isGold), where(isRich)), union(where(isInactive), where(isRich))));
+      await expectSegment(
+        {
+          conditionSets: [
+            { sort: 1, conditionGroup: gold },
+            { sort: 2, intersection: "Except", conditionGroup: rich },
+            { sort: 3, intersection: "Intersect", conditionGroup: inactive },
+            { sort: 4, intersection: "Union", conditionGroup: rich },
+          ],
+        },
+        expected,
+      );
+    });
+
     it("the first set's intersection is ignored", async () => {
       await expectSegment(
         { conditionSets: [{ sort: 1, intersection: "Except", conditionGroup: gold }, { sort: 2, intersection: "Intersect", conditionGroup: rich }] },
