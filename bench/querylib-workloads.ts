@@ -280,21 +280,15 @@ function everyCallNew(json: string): () => Record<string, unknown> {
 /**
  * Build only (JSON in → SQL and parameters out, no execution), or null when not exported:
  * `toStatements` with a new request each call (a plan-cache miss), or `cached` with the same
- * request each call (a hit); Summaries through `summary(…).getQueryAndParameters()`.
+ * request each call (a hit).
  */
 export function unguardedBuilder(api: QueryLibApi, dataSource: DataSource, counts: RowCounts, id: WorkloadId, cached = false) {
   const workload = QUERYLIB_WORKLOADS[id];
   const source = workload.source(dataSource);
   const json = JSON.stringify(workload.shape(counts));
-  if (workload.build === "filter" && typeof api.toStatements === "function") {
-    const next = cached ? () => JSON.parse(json) : everyCallNew(json);
-    return () => api.toStatements!(source, next());
-  }
-  if (cached) return null;
-  if (workload.build === "summary" && typeof api.summary === "function") {
-    return () => api.summary!(source, JSON.parse(json)).getQueryAndParameters();
-  }
-  return null;
+  if (workload.build === null || typeof api.toStatements !== "function") return null;
+  const next = cached ? () => JSON.parse(json) : everyCallNew(json);
+  return () => api.toStatements!(source, next());
 }
 
 /** Growth curves: the same Filter JSON generators as the hand-written side. */
@@ -398,11 +392,11 @@ export function guardedVariant(
 
 /**
  * Guarded build only: `applyPolicy(repo, context).toStatementsAsync(json)` parses, sanitizes under
- * the policy, plans and compiles without executing or auditing (Filters only: W1–W4, W7); a new
+ * the policy, plans and compiles without executing or auditing (W1–W5, W7); a new
  * request each call (a plan-cache miss) or, `cached`, the same one (a hit).
  */
 export function guardedBuilder(api: QueryLibApi, module: GuardedModule, env: GuardedEnv, counts: RowCounts, id: WorkloadId, cached = false): (() => Promise<unknown>) | null {
-  if (QUERYLIB_WORKLOADS[id].build !== "filter" || !api.applyPolicy) return null;
+  if (QUERYLIB_WORKLOADS[id].build === null || !api.applyPolicy) return null;
   const guarded = api.applyPolicy(guardedRepository(module, env, id), env.context);
   if (typeof guarded.toStatementsAsync !== "function") return null;
   const json = JSON.stringify(QUERYLIB_WORKLOADS[id].shape(counts));

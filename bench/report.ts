@@ -221,7 +221,7 @@ export function buildTable(report: BenchReport): string {
   ];
   for (const b of report.build) {
     const cold = b.cold ? [us(b.cold.p50), us(b.cold.p99)] : ["", ""];
-    const cache = b.variant === "querylib" || b.variant === "querylib-guarded" ? (b.id === "W5" ? "not cached (Summary)" : "miss") : b.variant.endsWith("-cached") ? "hit" : "–";
+    const cache = b.variant === "querylib" || b.variant === "querylib-guarded" ? "miss" : b.variant.endsWith("-cached") ? "hit" : "–";
     if (b.status === "ok" && b.stats) {
       out.push(
         `| ${b.dialect} | ${b.id} | ${VARIANT_LABEL[b.variant]} | ${cold[0]} | ${cold[1]} | ${us(b.stats.p50)} | ${us(b.stats.p99)} | ${ratio(b.ratioTypeorm)} | ${cache} | ${b.cold?.n ?? "–"} / ${b.stats.n} |`,
@@ -455,7 +455,7 @@ export function renderMarkdown(report: BenchReport, chartPath: string | null): s
   if (notes.length) out.push("Notes:", "", ...notes.map((n) => `- ${n}`), "");
   out.push("## Build only (no execution)", "");
   out.push(
-    "JSON in, SQL and parameters out. TypeORM: builder construction + `getQueryAndParameters()` of the data query. nestjs-paginate: `paginate()` against a builder whose execution methods only compile their SQL. QueryLib: `toStatements(repo, json)` — the statements `toListAsync` would run — with a new page number on every call, so its plan cache misses (parse, plan, compile; TypeORM's SQL text for the same fragments is reused); W5 (a Summary, not cached) through `summary(repo, json).getQueryAndParameters()`. QueryLib guarded: `applyPolicy(repo, context).toStatementsAsync(json)` the same way — parse, sanitize under the policy (forced tenant predicate, masks noted), plan, compile, page suffix; nothing runs, no audit event. JSON is parsed on every call, like a request body.",
+    "JSON in, SQL and parameters out. TypeORM: builder construction + `getQueryAndParameters()` of the data query. nestjs-paginate: `paginate()` against a builder whose execution methods only compile their SQL. QueryLib: `toStatements(repo, json)` — the statements `toListAsync` would run — with a new page number on every call, so its plan cache misses (parse, plan, compile; TypeORM's SQL text for the same fragments is reused). QueryLib guarded: `applyPolicy(repo, context).toStatementsAsync(json)` the same way — parse, sanitize under the policy (forced tenant predicate, masks noted), plan, compile, page suffix; nothing runs, no audit event. JSON is parsed on every call, like a request body.",
     "",
     "**Cached plan** rows send the same request on every call: the plan cache (keyed by the request's exact content, the entity's DataSource model and, guarded, the caller's decision table and context values) returns the prepared statements without parsing, sanitizing, planning or building a TypeORM builder. A request that differs in any value (another page, another search text) is a miss and costs what the miss rows show. **Cold** is the first call on a freshly initialized DataSource (guarded: plus a fresh engine, vault and prepared context), one sample per fresh instance: QueryLib builds its metadata model for that DataSource, the engine its decision table; the process itself is warm (JIT, decorator registry, compiled class policies).",
     "",

@@ -10,7 +10,8 @@ export {
   parseCondition, parseConditionGroup, parseFilter, parseSegment, parseSummary, parseGroupBy, parseOrderBy, parsePageBy,
 } from "./parse/parse-shapes.js";
 export type { QuerySource } from "./api/source.js";
-export { type FilterStatements, toListAsync, toListAsyncDynamic, toStatements } from "./api/to-list-async.js";
+export { toListAsync, toListAsyncDynamic, toStatements } from "./api/to-list-async.js";
+export type { ShapeStatements } from "./api/run-shape.js";
 export type { Statement } from "./compile/to-positional.js";
 export { toList, toListDynamic, inMemory } from "./api/to-list.js";
 export { where, order, page, select, selectDynamic, filter, filterDynamic, summary, group } from "./api/query-functions.js";

@@ -5,9 +5,11 @@ import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import { buildFilterPlan, buildSegmentPlan } from "../plan/build-filter.js";
 import { buildSummaryPlan } from "../plan/build-summary.js";
-import { runFilterPlan } from "../execute/run-filter.js";
-import { runSegmentPlan } from "../execute/run-segment.js";
-import { runSummaryPlan } from "../execute/run-summary.js";
+import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
+import { prepareSegment } from "../execute/run-segment.js";
+import { type PreparedSummary, prepareSummary, runPreparedSummary } from "../execute/run-summary.js";
+import type { Connection } from "../execute/run-sql.js";
+import type { Statement } from "../compile/to-positional.js";
 import { type MemoryOptions, runFilterInMemory, runSegmentInMemory, runSummaryInMemory } from "../memory/run-memory.js";
 import type { Row } from "../memory/values.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
@@ -16,11 +18,35 @@ import type { ResolvedSource } from "./source.js";
 
 export type ParsedShape = Filter | Segment | Summary;
 
-export function runParsedAsync<T extends ObjectLiteral>(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean): Promise<FilterResult<T> | SummaryResult> {
+/** A shape planned and compiled for its source: statements with values bound, ready to run (and to cache). */
+export type PreparedShape = { readonly kind: "filter" | "segment"; readonly rows: PreparedFilter } | { readonly kind: "summary"; readonly summary: PreparedSummary };
+
+export function prepareParsed(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape): PreparedShape {
   const { base, connection, model } = resolved;
-  if (kind === "segment") return runSegmentPlan<T>(base, connection, buildSegmentPlan(model, shape as Segment), getQueryString);
-  if (kind === "summary") return runSummaryPlan(base, connection, buildSummaryPlan(model, shape as Summary), getQueryString);
-  return runFilterPlan<T>(base, connection, buildFilterPlan(model, shape as Filter), typed, getQueryString);
+  if (kind === "segment") return { kind, rows: prepareSegment(base, connection, buildSegmentPlan(model, shape as Segment)) };
+  if (kind === "summary") return { kind, summary: prepareSummary(base, connection, buildSummaryPlan(model, shape as Summary)) };
+  return { kind, rows: prepareFilter(base, connection, buildFilterPlan(model, shape as Filter)) };
+}
+
+export function runPrepared<T>(connection: Connection, prepared: PreparedShape, typed: boolean, getQueryString: boolean): Promise<FilterResult<T> | SummaryResult> {
+  if (prepared.kind === "summary") return runPreparedSummary(connection, prepared.summary, getQueryString);
+  // Segment rows are always typed (there is no dynamic Segment form).
+  return runPreparedFilter<T>(connection, prepared.rows, prepared.kind === "segment" || typed, getQueryString);
+}
+
+/** The statements a shape runs as: its rows (or groups), and the COUNT (null without a page). */
+export interface ShapeStatements {
+  readonly data: Statement;
+  readonly count: Statement | null;
+}
+
+export function statementsOf(prepared: PreparedShape): ShapeStatements {
+  const { data, count } = prepared.kind === "summary" ? prepared.summary : prepared.rows;
+  return { data, count };
+}
+
+export async function runParsedAsync<T extends ObjectLiteral>(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean): Promise<FilterResult<T> | SummaryResult> {
+  return runPrepared<T>(resolved.connection, prepareParsed(resolved, kind, shape), typed, getQueryString);
 }
 
 export function runParsedInMemory<T>(rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> | SummaryResult {

@@ -3,14 +3,12 @@
 import type { ObjectLiteral } from "typeorm";
 import type { FilterResult, SegmentResult, SummaryResult } from "../shapes/results.js";
 import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.js";
-import { parseFilter, parseSegment, parseSummary, runParsedAsync, shapeKindOf } from "./run-shape.js";
+import { type PreparedShape, type ShapeStatements, parseFilter, parseSegment, parseSummary, prepareParsed, runPrepared, shapeKindOf, statementsOf } from "./run-shape.js";
+import type { ShapeKind } from "../parse/parse-shapes.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "./source.js";
 import { checkUnguarded } from "./unguarded.js";
 import { PlanCache, requestKey, requestOf } from "./plan-cache.js";
-import { buildFilterPlan } from "../plan/build-filter.js";
-import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
 import type { Connection } from "../execute/run-sql.js";
-import type { Statement } from "../compile/to-positional.js";
 
 export function parseShape(kind: ReturnType<typeof shapeKindOf>, shape: unknown) {
   return kind === "segment" ? parseSegment(shape) : kind === "summary" ? parseSummary(shape) : parseFilter(shape);
@@ -22,60 +20,48 @@ export function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, fil
 export function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, shape: unknown, getQueryString?: boolean): Promise<FilterResult<T> | SummaryResult>;
 export async function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, shape: unknown, getQueryString = false): Promise<FilterResult<T> | SummaryResult> {
   const kind = shapeKindOf(shape);
-  if (kind === "filter") return runFilter<T>(source, shape, true, getQueryString);
-  const parsed = parseShape(kind, shape);
-  const resolved = resolveSource(source);
-  checkUnguarded(resolved.model);
-  return runParsedAsync<T>(resolved, kind, parsed, true, getQueryString);
+  const { prepared, connection } = preparedShape(source, kind, shape);
+  return runPrepared<T>(connection, prepared, true, getQueryString);
 }
 
 export async function toListAsyncDynamic<T extends ObjectLiteral>(source: QuerySource<T>, filter?: FilterInput | string | null, getQueryString = false): Promise<FilterResult<Record<string, unknown>>> {
-  return runFilter<Record<string, unknown>>(source, filter, false, getQueryString);
+  const { prepared, connection } = preparedShape(source, "filter", filter);
+  return runPrepared<Record<string, unknown>>(connection, prepared, false, getQueryString) as Promise<FilterResult<Record<string, unknown>>>;
 }
 
-/** Unguarded Filters on Repositories, per entity model (exported for tests and benchmarks). */
-export const unguardedFilterPlans = new PlanCache<PreparedFilter>();
-
-/** The statements a Filter runs as: the page of rows and the COUNT (null without a page). */
-export interface FilterStatements {
-  readonly data: Statement;
-  readonly count: Statement | null;
-}
+/** Unguarded shapes on Repositories, per entity model (exported for tests and benchmarks). */
+export const unguardedPlans = new PlanCache<PreparedShape>();
 
 /**
- * The SQL and bound parameters toListAsync would send for a Filter, without running them (for
- * logs, EXPLAIN, or measuring the build). A cached plan is used and kept as toListAsync does.
+ * The SQL and bound parameters toListAsync would send for a Filter, Segment or Summary, without
+ * running them (for logs, EXPLAIN, or measuring the build). A cached plan is used and kept as
+ * toListAsync does.
  */
-export function toStatements<T extends ObjectLiteral>(source: QuerySource<T>, filter?: FilterInput | string | null): FilterStatements {
-  const { prepared } = preparedFilter(source, filter);
-  return { data: prepared.data, count: prepared.count };
-}
-
-async function runFilter<T>(source: QuerySource<ObjectLiteral>, filter: unknown, typed: boolean, getQueryString: boolean): Promise<FilterResult<T>> {
-  const { prepared, connection } = preparedFilter(source, filter);
-  return runPreparedFilter<T>(connection, prepared, typed, getQueryString);
+export function toStatements<T extends ObjectLiteral>(source: QuerySource<T>, shape?: FilterInput | SegmentInput | SummaryInput | string | null): ShapeStatements {
+  return statementsOf(preparedShape(source, shapeKindOf(shape), shape).prepared);
 }
 
 /**
- * A Filter on a Repository is prepared once per distinct request (plan-cache.ts), other sources
+ * A shape on a Repository is prepared once per distinct request (plan-cache.ts), other sources
  * every time. Errors come in the order of the uncached path: the request's, the source's, then
  * the policy requirement's (a cached request is known to be valid).
  */
-function preparedFilter(source: QuerySource<ObjectLiteral>, filter: unknown): { prepared: PreparedFilter; connection: Connection } {
+function preparedShape(source: QuerySource<ObjectLiteral>, kind: ShapeKind, shape: unknown): { prepared: PreparedShape; connection: Connection } {
   let resolved: ResolvedSource;
   try {
     resolved = resolveSource(source);
   } catch (error) {
-    parseFilter(filter);
+    parseShape(kind, shape);
     throw error;
   }
-  const key = isFreshBuilder(resolved.base) ? requestKey(filter) : null;
-  let prepared = key === null ? undefined : unguardedFilterPlans.get(resolved.model, key);
+  const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
+  const key = request === null ? null : `${kind}:${request}`;
+  let prepared = key === null ? undefined : unguardedPlans.get(resolved.model, key);
   if (!prepared) {
-    const parsed = parseFilter(key === null ? filter : requestOf(key));
+    const parsed = parseShape(kind, request === null ? shape : requestOf(request));
     checkUnguarded(resolved.model);
-    prepared = prepareFilter(resolved.base, resolved.connection, buildFilterPlan(resolved.model, parsed));
-    if (key !== null) unguardedFilterPlans.offer(resolved.model, key, prepared);
+    prepared = prepareParsed(resolved, kind, parsed);
+    if (key !== null) unguardedPlans.offer(resolved.model, key, prepared);
   } else checkUnguarded(resolved.model);
   return { prepared, connection: resolved.connection };
 }

@@ -25,9 +25,11 @@ export interface PreparedFilter {
   readonly count: Statement | null;
   readonly projection: ProjectionNode;
   readonly page: PageBy | null;
+  /** A Segment without a page reports 0 for its page count (2.1.5). */
+  readonly segment?: boolean;
 }
 
-export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: FilterPlan, rawWhere?: RawWhere): PreparedFilter {
+export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: FilterPlan, rawWhere?: RawWhere, segment = false): PreparedFilter {
   const fragments = compileFilterFragments(base.alias, connection.dialect, plan, rawWhere);
   const texts = filterTexts(base, connection, fragments);
   const parameters = { ...base.getParameters(), ...fragments.params };
@@ -36,6 +38,7 @@ export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connectio
     count: plan.page ? toPositional(texts.count, parameters, connection.dialect) : null,
     projection: fragments.projection,
     page: plan.page,
+    ...(segment ? { segment } : {}),
   };
 }
 
@@ -47,7 +50,9 @@ export async function runPreparedFilter<T>(connection: Connection, prepared: Pre
   const driver = connection.dataSource.driver;
   const materialized = rows.map((row) => ({ object: materialize(driver, projection, row, typed), row }));
   await loadCollections(connection, projection, materialized, typed);
-  return pagedResult(page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(data) : null);
+  const result = pagedResult(page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(data) : null);
+  if (prepared.segment && !page) result.pageCount = 0;
+  return result;
 }
 
 export async function runFilterPlan<T>(

@@ -2,7 +2,7 @@
 // aggregates under their aliases; counts, sums and averages are numbers on every dialect.
 import type { Driver, ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { compileSummary } from "../compile/compile-summary.js";
-import { toPositional } from "../compile/to-positional.js";
+import { type Statement, toPositional } from "../compile/to-positional.js";
 import { Aggregator } from "../shapes/enums.js";
 import type { SummaryPlan } from "../plan/nodes.js";
 import { type SummaryResult, pagedResult } from "../shapes/results.js";
@@ -23,14 +23,28 @@ export function summaryRow(driver: Driver, plan: SummaryPlan, row: Record<string
   return out;
 }
 
-export async function runSummaryPlan(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: SummaryPlan, getQueryString: boolean): Promise<SummaryResult> {
+/** A Summary ready to run: its statements (values bound, page included) and the plan its rows are read by. */
+export interface PreparedSummary {
+  readonly data: Statement;
+  /** The COUNT of groups; null without a page (the total is then the number of rows). */
+  readonly count: Statement | null;
+  readonly plan: SummaryPlan;
+}
+
+export function prepareSummary(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: SummaryPlan): PreparedSummary {
   const compiled = compileSummary(base, connection.dialect, plan);
-  const dataStatement = statementOf(compiled.data, connection.dialect, pageSuffix(plan.page), pageParameters(plan.page));
-  const countStatement = plan.page ? toPositional(compiled.count, compiled.countParameters, connection.dialect) : null;
-  const [rows, countRows] = await both(connection, runStatement(connection, dataStatement), () =>
-    countStatement ? runStatement(connection, countStatement) : Promise.resolve(null));
+  return {
+    data: statementOf(compiled.data, connection.dialect, pageSuffix(plan.page), pageParameters(plan.page)),
+    count: plan.page ? toPositional(compiled.count, compiled.countParameters, connection.dialect) : null,
+    plan,
+  };
+}
+
+export async function runPreparedSummary(connection: Connection, prepared: PreparedSummary, getQueryString: boolean): Promise<SummaryResult> {
+  const { data, count, plan } = prepared;
+  const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
+    count ? runStatement(connection, count) : Promise.resolve(null));
   const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
   const driver = connection.dataSource.driver;
-  const data = rows.map((row) => summaryRow(driver, plan, row));
-  return pagedResult(plan.page, totalCount, data, getQueryString ? describeStatement(dataStatement) : null);
+  return pagedResult(plan.page, totalCount, rows.map((row) => summaryRow(driver, plan, row)), getQueryString ? describeStatement(data) : null);
 }

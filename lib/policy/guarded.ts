@@ -4,19 +4,16 @@
 import type { ObjectLiteral } from "typeorm";
 import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
-import { type ParsedShape, parseFilter, runParsedAsync, runParsedInMemory, shapeKindOf } from "../api/run-shape.js";
+import { type ParsedShape, type PreparedShape, type ShapeStatements, parseFilter, prepareParsed, runParsedInMemory, runPrepared, shapeKindOf, statementsOf } from "../api/run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
 import { PlanCache, requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
-import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
-import { buildFilterPlan } from "../plan/build-filter.js";
 import type { Connection } from "../execute/run-sql.js";
-import type { FilterStatements } from "../api/to-list-async.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
-import type { Filter, FilterInput, Segment, Summary } from "../shapes/shapes.js";
+import type { Filter, FilterInput, Segment, SegmentInput, Summary, SummaryInput } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { QpPolicyContext } from "./context.js";
 import { QpPolicyEngine } from "./engine.js";
@@ -38,10 +35,10 @@ export async function sanitize(engine: QpPolicyEngine, context: QpPolicyContext,
   return { ...result, audited: sanitizer.audited };
 }
 
-/** A guarded Filter ready to run again: its sanitized form, its statements and the audit events it records. */
+/** A guarded shape ready to run again: its sanitized form, its statements and the audit events it records. */
 interface GuardedPlan {
   readonly sanitized: SanitizeResult<ParsedShape>;
-  readonly prepared: PreparedFilter;
+  readonly prepared: PreparedShape;
   readonly audited: readonly QpAuditEvent[];
 }
 
@@ -50,16 +47,16 @@ interface GuardedPlan {
  * the context's values (a forced predicate's tenant id is one) and the exact request: a hit is
  * the very request already sanitized for the very same caller.
  */
-export const guardedFilterPlans = new PlanCache<GuardedPlan>();
+export const guardedPlans = new PlanCache<GuardedPlan>();
 const tableIds = new WeakMap<DecisionTable, number>();
 let nextTableId = 0;
 
-function guardedKey(decisions: DecisionTable, context: QpPolicyContext, request: string | null, getQueryString: boolean): string | null {
+function guardedKey(decisions: DecisionTable, context: QpPolicyContext, kind: ShapeKind, request: string | null, getQueryString: boolean): string | null {
   const values = request === null ? null : valuesKey(context.values);
   if (request === null || values === null) return null;
   let tableId = tableIds.get(decisions);
   if (tableId === undefined) tableIds.set(decisions, (tableId = nextTableId++));
-  return `${tableId}|${getQueryString ? 1 : 0}|${values}|${request}`;
+  return `${kind}|${tableId}|${getQueryString ? 1 : 0}|${values}|${request}`;
 }
 
 /** The cached trace is the caller's to keep: each result gets its own copy. */
@@ -86,57 +83,51 @@ export class GuardedQuery<T extends ObjectLiteral> {
   }
 
   /**
-   * A Filter on a Repository: sanitized and prepared once per distinct request and caller (see
-   * guardedFilterPlans); `audit` records its audit events on the context (replayed on a hit).
+   * A shape on a Repository: sanitized and prepared once per distinct request and caller (see
+   * guardedPlans); `audit` records its audit events on the context (replayed on a hit).
    * Errors come in the uncached order: the request's, the source's, the store's.
    */
-  private async filterPlan(filter: unknown, getQueryString: boolean, audit: boolean): Promise<{ plan: GuardedPlan; connection: Connection }> {
+  private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: boolean): Promise<{ plan: GuardedPlan; connection: Connection }> {
     let resolved: ResolvedSource;
     let decisions: DecisionTable;
     try {
       resolved = resolveSource(this.source as QuerySource<T>);
       decisions = await this.engine.decisionsAsync(this.context);
     } catch (error) {
-      parseFilter(filter);
+      parseShape(kind, shape);
       throw error;
     }
-    const request = isFreshBuilder(resolved.base) ? requestKey(filter) : null;
-    const key = guardedKey(decisions, this.context, request, getQueryString);
-    let plan = key === null ? undefined : guardedFilterPlans.get(resolved.model, key);
+    const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
+    const key = guardedKey(decisions, this.context, kind, request, getQueryString);
+    let plan = key === null ? undefined : guardedPlans.get(resolved.model, key);
     if (plan) {
       const { maxAuditEvents } = this.engine.options.caps;
       if (audit) for (const event of plan.audited) recordAudit(this.context.auditEvents, maxAuditEvents, { ...event, at: new Date().toISOString(), subjects: this.context.subjects });
     } else {
-      const parsed = parseFilter(key === null ? filter : requestOf(request!));
-      const sanitized = await sanitize(this.engine, this.context, resolved.model, "filter", parsed, getQueryString, audit, decisions);
-      plan = { sanitized, prepared: prepareFilter(resolved.base, resolved.connection, buildFilterPlan(resolved.model, sanitized.shape as Filter)), audited: sanitized.audited };
-      if (key !== null) guardedFilterPlans.offer(resolved.model, key, plan);
+      const parsed = parseShape(kind, key === null ? shape : requestOf(request!));
+      const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString, audit, decisions);
+      plan = { sanitized, prepared: prepareParsed(resolved, kind, sanitized.shape), audited: sanitized.audited };
+      if (key !== null) guardedPlans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
   }
 
-  private async runFilter(filter: unknown, typed: boolean, getQueryString: boolean) {
-    if (Array.isArray(this.source)) return this.runInMemory("filter", parseFilter(filter), typed, getQueryString);
-    const { plan, connection } = await this.filterPlan(filter, getQueryString, true);
-    const result = await runPreparedFilter<T>(connection, plan.prepared, typed, getQueryString);
-    return finish(result, "filter", { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine, this.context);
+  private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
+    if (Array.isArray(this.source)) return this.runInMemory(kind, parseShape(kind, shape), typed, getQueryString);
+    const { plan, connection } = await this.plan(kind, shape, getQueryString, true);
+    const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
+    return finish(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine, this.context);
   }
 
   /**
-   * The SQL and bound parameters toListAsync would send for this caller, and the policy trace,
-   * without running them; records no audit event (nothing is read). Database sources only.
+   * The SQL and bound parameters toListAsync would send for this caller (a Filter, Segment or
+   * Summary), and the policy trace, without running them; records no audit event (nothing is
+   * read). Database sources only.
    */
-  async toStatementsAsync(filter?: FilterInput | string | null): Promise<FilterStatements & { policy: PolicyTrace }> {
+  async toStatementsAsync(shape?: FilterInput | SegmentInput | SummaryInput | string | null): Promise<ShapeStatements & { policy: PolicyTrace }> {
     if (Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toStatementsAsync needs a database source; an in-memory array has no SQL");
-    const { plan } = await this.filterPlan(filter, false, false);
-    return { data: plan.prepared.data, count: plan.prepared.count, policy: copyTrace(plan.sanitized.trace) };
-  }
-
-  private async run(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
-    if (Array.isArray(this.source)) return this.runInMemory(kind, parsed, typed, getQueryString);
-    const resolved = resolveSource(this.source as QuerySource<T>);
-    const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString);
-    return finish(await runParsedAsync<T>(resolved, kind, sanitized.shape, typed, getQueryString), kind, sanitized, this.engine, this.context);
+    const { plan } = await this.plan(shapeKindOf(shape), shape, false, false);
+    return { ...statementsOf(plan.prepared), policy: copyTrace(plan.sanitized.trace) };
   }
 
   private async runInMemory(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
@@ -148,13 +139,11 @@ export class GuardedQuery<T extends ObjectLiteral> {
 
   /** Filter, Segment or Summary, told apart by their members. */
   async toListAsync(shape: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
-    const kind = shapeKindOf(shape);
-    if (kind === "filter") return this.runFilter(shape, true, getQueryString) as Promise<GuardedResult<T>>;
-    return this.run(kind, parseShape(kind, shape), true, getQueryString) as Promise<GuardedResult<T>>;
+    return this.run(shapeKindOf(shape), shape, true, getQueryString) as Promise<GuardedResult<T>>;
   }
 
   async toListAsyncDynamic(filter?: FilterInput | string | null, getQueryString = false): Promise<GuardedResult<Record<string, unknown>>> {
-    return this.runFilter(filter, false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
+    return this.run("filter", filter, false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }
 
   /**

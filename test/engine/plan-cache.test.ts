@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
 import { LogicException, toListAsync, toStatements } from "../../lib/index.js";
 import { requestKey, requestOf, valuesKey } from "../../lib/api/plan-cache.js";
-import { unguardedFilterPlans } from "../../lib/api/to-list-async.js";
+import { unguardedPlans } from "../../lib/api/to-list-async.js";
 import { dialects, openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets } from "../support/targets.js";
 
@@ -67,9 +67,9 @@ describeOnTargets("Plan cache: unguarded Filters", dialects, (dialect) => openIs
   const idsOf = (result: unknown) => (result as { data: Note[] }).data.map((n) => n.id);
   /** Runs `action`, returning its result and the hits it made. */
   async function counting<R>(action: () => Promise<R>): Promise<[R, number]> {
-    const before = unguardedFilterPlans.stats.hits;
+    const before = unguardedPlans.stats.hits;
     const result = await action();
-    return [result, unguardedFilterPlans.stats.hits - before];
+    return [result, unguardedPlans.stats.hits - before];
   }
 
   beforeEach(async () => {
@@ -122,5 +122,23 @@ describeOnTargets("Plan cache: unguarded Filters", dialects, (dialect) => openIs
     const [result, hits] = await counting(() => toListAsync(repository(), topicIs("beta"), true));
     assert.equal(hits, 1);
     assert.ok((result as { queryString: string }).queryString.startsWith(statements.data.sql));
+  });
+
+  it("Segments and Summaries are cached the same way: the third run is a hit with the same rows, and a changed value is a miss", async () => {
+    const segment = (topic: string) => ({ conditionSets: [{ sort: 1, conditionGroup: topicIs(topic).conditionGroup }, { sort: 2, intersection: "Union", conditionGroup: topicIs("beta").conditionGroup }] });
+    const summary = (topic: string) => ({ ...topicIs(topic), groupBy: { fields: ["topic"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } });
+    for (let i = 0; i < 2; i++) {
+      await toListAsync(repository(), segment("alpha") as never);
+      await toListAsync(repository(), summary("alpha") as never);
+    }
+    const [rows, hits] = await counting(async () => [await toListAsync(repository(), segment("alpha") as never), await toListAsync(repository(), summary("alpha") as never)]);
+    assert.equal(hits, 2);
+    assert.deepEqual(idsOf(rows[0]), [1, 2, 3]);
+    assert.deepEqual((rows[1] as { data: unknown[] }).data, [{ topic: "alpha", n: 2 }]);
+    const [other, misses] = await counting(async () => [await toListAsync(repository(), segment("gamma") as never), await toListAsync(repository(), summary("beta") as never)]);
+    assert.equal(misses, 0);
+    assert.deepEqual(idsOf(other[0]), [2]);
+    assert.deepEqual((other[1] as { data: unknown[] }).data, [{ topic: "beta", n: 1 }]);
+    assert.match(toStatements(repository(), summary("alpha") as never).data.sql, /GROUP BY/);
   });
 });

@@ -5,7 +5,7 @@
 // and give the same rows, totals and trace as the first run.
 import assert from "node:assert/strict";
 import { QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
-import { guardedFilterPlans } from "../../lib/policy/guarded.js";
+import { guardedPlans } from "../../lib/policy/guarded.js";
 import { Patient } from "./domain.js";
 import { type Guarded, type Shape, assertTenant, convenience, cond, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
@@ -21,9 +21,9 @@ async function run(ctx: PolicyTargetContext, context: QpPolicyContext, shape: un
 
 /** Hits counted while `action` runs (0 on the in-memory target, which has nothing to cache). */
 async function hitsDuring(action: () => Promise<unknown>): Promise<number> {
-  const before = guardedFilterPlans.stats.hits;
+  const before = guardedPlans.stats.hits;
   await action();
-  return guardedFilterPlans.stats.hits - before;
+  return guardedPlans.stats.hits - before;
 }
 
 forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
@@ -78,5 +78,19 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
     const context = await convenience.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Tenant, "t-1").withValue("tenantId", "t-1").withValue("probe", () => "x"));
     for (let i = 0; i < 2; i++) await run(ctx, context, request());
     assert.equal(await hitsDuring(() => run(ctx, context, request())), 0);
+  });
+
+  it("a cached Segment or Summary is never served to another tenant", async () => {
+    const segment = { conditionSets: [{ sort: 1, conditionGroup: request().conditionGroup }, { sort: 2, intersection: "Except", conditionGroup: whereShape(cond("name", "IsNull")).conditionGroup }] };
+    const summary = { ...whereShape(cond("name", "IsNotNull")), groupBy: { fields: ["tenantId"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } };
+    const forTenant = (tenant: string) => convenience.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "nurse").withValue("tenantId", tenant));
+    for (const [tenant, rows] of [["t-1", t1], ["t-1", t1], ["t-2", t2], ["t-1", t1], ["t-2", t2]] as const) {
+      const context = await forTenant(tenant);
+      const segmentRows = await run(ctx, context, segment);
+      assert.deepEqual(idsOf(segmentRows.data as { id: number }[]), idsOf(byId(rows)), `segment for ${tenant}`);
+      const groups = await run(ctx, context, summary);
+      const expected = rows.length >= 5 ? [{ tenantId: tenant, n: rows.length }] : [];
+      assert.deepEqual(groups.data, expected, `summary for ${tenant}`);
+    }
   });
 });

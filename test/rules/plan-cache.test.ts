@@ -3,7 +3,7 @@
 // role gets that role's decisions; a cached request records its audit events again, each time.
 import assert from "node:assert/strict";
 import { PolicyAction, PolicyEffect, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, type QpAuditEvent, type QpRuleInput } from "../../lib/index.js";
-import { guardedFilterPlans } from "../../lib/policy/guarded.js";
+import { guardedPlans } from "../../lib/policy/guarded.js";
 import { STAFF, oracleData } from "./domain.js";
 import { clearRuleTables, cond, engine, forEachRulesTarget, ids, prepare, role, runDynamic, where } from "./support.js";
 
@@ -25,9 +25,9 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     const before = await runDynamic(ctx, context, request());
     assert.deepEqual(before.data.map((r) => r.email), lima.map((x) => x.email));
     await runDynamic(ctx, context, request()); // the second sighting keeps the plan
-    const hits = guardedFilterPlans.stats.hits;
+    const hits = guardedPlans.stats.hits;
     await runDynamic(ctx, context, request());
-    assert.equal(guardedFilterPlans.stats.hits - hits, cached ? 1 : 0);
+    assert.equal(guardedPlans.stats.hits - hits, cached ? 1 : 0);
 
     const rule = await e.upsertRuleAsync(denyEmail());
     const denied = await runDynamic(ctx, await prepare(e), request());
@@ -64,9 +64,9 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     assert.deepEqual(second[0]!.subjects, [{ kind: QpSubjectKind.Role, value: "auditor" }]);
 
     const context = await prepare(e);
-    const hits = guardedFilterPlans.stats.hits;
+    const hits = guardedPlans.stats.hits;
     for (let i = 0; i < 3; i++) await runDynamic(ctx, context, request());
-    assert.equal(guardedFilterPlans.stats.hits - hits, cached ? 2 : 0);
+    assert.equal(guardedPlans.stats.hits - hits, cached ? 2 : 0);
     assert.equal(context.auditEvents.length, 3 * first.length, "the cached runs recorded their events too");
   });
 
@@ -85,9 +85,9 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     assert.ok(statements.count !== null || !("page" in request()));
     assert.ok(statements.policy.entries.some((x) => x.field === "audited"));
     assert.equal(context.auditEvents.length, 0);
-    const hits = guardedFilterPlans.stats.hits;
+    const hits = guardedPlans.stats.hits;
     await runDynamic(ctx, context, request());
-    assert.equal(guardedFilterPlans.stats.hits - hits, 1);
+    assert.equal(guardedPlans.stats.hits - hits, 1);
     assert.ok((context.auditEvents as QpAuditEvent[]).some((x) => x.field === "audited"));
   });
 });
