@@ -59,14 +59,13 @@ export function applyWhere(qb: SelectQueryBuilder<ObjectLiteral>, text: string |
   qb.setParameters({ ...qb.getParameters(), ...(writer instanceof SqlWriter ? writer.params : writer) });
 }
 
-/** A predicate written directly (a Segment's key set) instead of compiled from the plan. */
-export type RawWhere = (writer: SqlWriter, rootAlias: string) => string;
+/** A predicate written directly on the root's scope (a Segment's sets) instead of compiled from the plan. */
+export type RawWhere = (scope: Scope) => string;
 
 export function compileFilterFragments(alias: string, dialect: SqlDialect, plan: FilterPlan, rawWhere?: RawWhere): FilterFragments {
   const writer = new SqlWriter(dialect);
-  const { scope, text } = rawWhere
-    ? { scope: new Scope(writer, alias, plan.root), text: rawWhere(writer, alias) }
-    : compileWhere(writer, alias, plan.root, plan.where);
+  const rawScope = rawWhere ? new Scope(writer, alias, plan.root) : null;
+  const { scope, text } = rawScope ? { scope: rawScope, text: rawWhere!(rawScope) } : compileWhere(writer, alias, plan.root, plan.where);
   const whereJoinCount = scope.joinList().length;
   const projection = buildProjection(plan.root, plan.selects);
   const selects: string[] = [];

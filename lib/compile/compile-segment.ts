@@ -1,36 +1,23 @@
-// Segment sets combine in the database as one compound SELECT over primary keys, applied
-// left to right in Sort order. UNION and EXCEPT chain flat (left to right on every dialect);
-// an INTERSECT after the second set wraps what comes before it, since it binds tighter than
-// UNION and EXCEPT on PostgreSQL and MariaDB and SQLite cannot parenthesise compound members.
+// A Segment's sets combine left to right in Sort order into one predicate on the root's rows.
+// Every set selects rows of the same root entity, so the set algebra on their primary keys is
+// boolean algebra on their conditions: Union is OR, Intersect AND, Except `AND … IS NOT TRUE`
+// (a condition that is NULL for a row leaves the row out of that set, so Except keeps it).
+// Inductively the predicate is TRUE exactly for the rows of the combined set (FALSE or NULL for
+// the others), on every dialect, in one statement with no compound SELECT to materialise.
 import type { SegmentPlan } from "../plan/nodes.js";
 import { Intersection } from "../shapes/enums.js";
-import { Codes, fail } from "../errors/codes.js";
 import { compilePredicate } from "./compile-predicate.js";
-import { Scope, type SqlWriter, columnMetadataOf, metadataOf } from "./sql-writer.js";
+import type { Scope } from "./sql-writer.js";
 
-const operators: Record<Intersection, string> = {
-  [Intersection.Union]: "UNION",
-  [Intersection.Intersect]: "INTERSECT",
-  [Intersection.Except]: "EXCEPT",
-};
-
-/** `<root key> IN (<compound select>)` for the segment's sets. */
-export function compileSegmentWhere(writer: SqlWriter, rootAlias: string, plan: SegmentPlan): string {
-  if (plan.root.primaryKeys.length !== 1) fail(Codes.EntityNotSupported, `Segments need a single-column primary key on ${plan.root.name}`);
-  const key = columnMetadataOf(plan.root.primaryKeys[0]!);
-  const table = writer.table(metadataOf(plan.root));
-  let compound = "";
+export function compileSegmentWhere(scope: Scope, plan: SegmentPlan): string {
+  let combined = "";
   plan.sets.forEach((set, i) => {
-    const alias = writer.nextAlias();
-    const scope = new Scope(writer, alias, plan.root);
-    const condition = set.where ? compilePredicate(scope, set.where) : null;
-    const select = `SELECT ${writer.column(alias, key)} AS ${writer.ref("ql_key")} FROM ${table} ${writer.ref(alias)}${scope.joinSql()}${condition ? ` WHERE ${condition}` : ""}`;
-    if (i === 0) compound = select;
-    else if (i === 1 || set.intersection !== Intersection.Intersect) compound = `${compound} ${operators[set.intersection!]} ${select}`;
-    else {
-      const previous = writer.nextAlias();
-      compound = `SELECT ${writer.ref(previous)}.${writer.ref("ql_key")} FROM (${compound}) ${writer.ref(previous)} ${operators[set.intersection!]} ${select}`;
-    }
+    // An empty condition group is every row.
+    const condition = set.where ? compilePredicate(scope, set.where) : "1 = 1";
+    if (i === 0) combined = condition;
+    else if (set.intersection === Intersection.Union) combined = `(${combined} OR ${condition})`;
+    else if (set.intersection === Intersection.Intersect) combined = `(${combined} AND ${condition})`;
+    else combined = `(${combined} AND (${condition}) IS NOT TRUE)`;
   });
-  return `${writer.column(rootAlias, key)} IN (${compound})`;
+  return combined;
 }

@@ -285,6 +285,14 @@ forEachTarget("Segment and Summary", (ctx) => {
       );
     });
 
+    it("Except keeps rows whose condition is unknown: all − (score > 50) keeps the customers without a score", async () => {
+      const highScore = group(cond("score", "Number", "GreaterThan", [50]));
+      const expected = except(ids(customers()), where((c) => c.score !== null && c.score > 50));
+      assert.ok(customers().some((c) => c.score === null && expected.includes(c.id)), "the seed has customers without a score");
+      await expectSegment({ conditionSets: [{ sort: 1, conditionGroup: { conditions: [] } }, { sort: 2, intersection: "Except", conditionGroup: highScore }] }, expected);
+      await expectSegment({ conditionSets: [{ sort: 1, conditionGroup: gold }, { sort: 2, intersection: "Except", conditionGroup: highScore }] }, except(where(isGold), where((c) => c.score !== null && c.score > 50)));
+    });
+
     it("four sets: ((gold − rich) ∩ inactive) ∪ rich — an Intersect after the second set, then a Union", async () => {
       const expected = union(intersect(except(where(isGold), where(isRich)), where(isInactive)), where(isRich));
       assert.notDeepEqual(expected, intersect(except(where(isGold), where(isRich)), union(where(isInactive), where(isRich))));
