@@ -1,6 +1,5 @@
-// Running an already parsed (and, under a guard, sanitized) shape: on a database source or on
-// an in-memory array. Both the unguarded functions and the guarded handle end here.
-import type { ObjectLiteral } from "typeorm";
+// Preparing and running an already parsed (and, under a guard, sanitized) shape: on a database
+// source (statements, cacheable) or on an in-memory array. The unguarded functions and the guarded handle end here.
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import { buildFilterPlan, buildSegmentPlan } from "../plan/build-filter.js";
@@ -45,9 +44,6 @@ export function statementsOf(prepared: PreparedShape): ShapeStatements {
   return { data, count };
 }
 
-export async function runParsedAsync<T extends ObjectLiteral>(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean): Promise<FilterResult<T> | SummaryResult> {
-  return runPrepared<T>(resolved.connection, prepareParsed(resolved, kind, shape), typed, getQueryString);
-}
 
 export function runParsedInMemory<T>(rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> | SummaryResult {
   const data = rows as unknown as Row[];

@@ -55,17 +55,6 @@ export async function runPreparedFilter<T>(connection: Connection, prepared: Pre
   return result;
 }
 
-export async function runFilterPlan<T>(
-  base: SelectQueryBuilder<ObjectLiteral>,
-  connection: Connection,
-  plan: FilterPlan,
-  typed: boolean,
-  getQueryString: boolean,
-  rawWhere?: RawWhere,
-): Promise<FilterResult<T>> {
-  return runPreparedFilter<T>(connection, prepareFilter(base, connection, plan, rawWhere), typed, getQueryString);
-}
-
 /** Runs two statements concurrently when the pool allows it, in sequence inside a transaction. */
 export async function both<A, B>(connection: Connection, first: Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
   if (connection.queryRunner || connection.dialect.name === "sqlite") return [await first, await second()];

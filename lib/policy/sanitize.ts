@@ -7,7 +7,7 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Connector, DataType, Operator } from "../shapes/enums.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
 import type { AggregateBy, Condition, ConditionGroup, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
-import type { ColumnMember, EntityModel, MemberScope } from "../model/entity-model.js";
+import type { EntityModel, MemberScope } from "../model/entity-model.js";
 import type { FieldKind } from "../model/field-kind.js";
 import { buildSummaryPlan, groupKeyName } from "../plan/build-summary.js";
 import { buildCondition, bySort } from "../plan/build-predicate.js";
