@@ -29,14 +29,19 @@ export class ProjectionNode {
   }
 
   /** Columns returned to the caller: explicit selections win over a whole-object request (2.1.5). */
-  visibleColumns(): ColumnMember[] {
+  visibleColumns(): readonly ColumnMember[] {
     if (this.explicit.size > 0) return [...this.explicit.values()];
     return this.whole ? allColumns(this.model.scope) : [];
   }
 }
 
-export function allColumns(scope: MemberScope): ColumnMember[] {
-  return scope.all().flatMap((m) => (m.kind === "column" ? [m] : m.kind === "embedded" ? allColumns(m.scope) : []));
+const scopeColumns = new WeakMap<MemberScope, readonly ColumnMember[]>();
+
+/** Every column of a scope, embedded members flattened; once per scope (the model is fixed). */
+export function allColumns(scope: MemberScope): readonly ColumnMember[] {
+  let columns = scopeColumns.get(scope);
+  if (!columns) scopeColumns.set(scope, (columns = scope.all().flatMap((m) => (m.kind === "column" ? [m] : m.kind === "embedded" ? allColumns(m.scope) : []))));
+  return columns;
 }
 
 /** The projection tree of a select list; no list means the whole root entity, without relations. */
