@@ -5,7 +5,7 @@ import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { FilterPlan, OrderKey, Predicate, ValueRef } from "../plan/nodes.js";
 import type { Hop } from "../resolve/resolved-path.js";
-import { Direction } from "../shapes/enums.js";
+import { Direction, Operator } from "../shapes/enums.js";
 import { compilePredicate } from "./compile-predicate.js";
 import type { SqlDialect } from "./dialects.js";
 import { ProjectionNode, buildProjection } from "./projection.js";
@@ -40,11 +40,27 @@ export interface FilterFragments {
 export function compileWhere(writer: SqlWriter, alias: string, root: EntityModel, where: Predicate | null) {
   const scope = new Scope(writer, alias, root);
   const text = where ? compilePredicate(scope, where) : null;
+  for (const hops of nullRejectedPaths(where)) scope.require(hops);
   return { scope, text, joins: scope.joinList() };
 }
 
+/**
+ * Reference paths the WHERE cannot be true without: those of comparisons ANDed at its top
+ * level. A comparison on a missing reference reads NULL and is false (every operator but
+ * IsNull), so a row without the reference is never returned either way.
+ */
+function nullRejectedPaths(where: Predicate | null): (readonly Hop[])[] {
+  if (!where) return [];
+  if (where.kind === "and") return where.items.flatMap(nullRejectedPaths);
+  if (where.kind === "compare" && where.operator !== Operator.IsNull && where.left.hops.length > 0) return [where.left.hops];
+  return [];
+}
+
 export function applyWhere(qb: SelectQueryBuilder<ObjectLiteral>, text: string | null, joins: readonly ScopeJoin[], writer: SqlWriter | Readonly<Record<string, unknown>>): void {
-  for (const join of joins) qb.leftJoin(join.metadata.target, join.alias, join.on);
+  for (const join of joins) {
+    if (join.inner) qb.innerJoin(join.metadata.target, join.alias, join.on);
+    else qb.leftJoin(join.metadata.target, join.alias, join.on);
+  }
   if (text) {
     // The source's own conditions are bracketed first: `a OR b` AND ours must not read as a OR (b AND ours).
     const existing = qb.expressionMap.wheres;

@@ -63,10 +63,13 @@ export interface ScopeJoin {
   readonly alias: string;
   readonly metadata: EntityMetadata;
   readonly on: string;
+  /** An INNER JOIN: the query's rows all have this reference (see Scope.require). */
+  readonly inner?: boolean;
 }
 
 export class Scope {
   private readonly joins = new Map<string, ScopeJoin>();
+  private readonly required = new Set<string>();
 
   constructor(readonly writer: SqlWriter, readonly alias: string, readonly model: EntityModel) {}
 
@@ -88,15 +91,25 @@ export class Scope {
     return alias;
   }
 
+  /**
+   * Marks the references along `hops` as present in every row the query returns (the WHERE
+   * rejects rows without them), so they join INNER: same rows, and the database may then start
+   * from the far end of the path (SQLite never reorders a LEFT JOIN chain).
+   */
+  require(hops: readonly Hop[]): void {
+    let key = "";
+    for (const hop of hops) this.required.add((key += `.${hop.member.name}`));
+  }
+
   /** The joins made so far, in the order they were needed (a join may use an earlier alias). */
   joinList(): ScopeJoin[] {
-    return [...this.joins.values()];
+    return [...this.joins].map(([key, join]) => (this.required.has(key) ? { ...join, inner: true } : join));
   }
 
   /** Join text for a subquery this scope is the FROM of. */
   joinSql(): string {
     return this.joinList()
-      .map((j) => ` LEFT JOIN ${this.writer.table(j.metadata)} ${this.writer.ref(j.alias)} ON ${j.on}`)
+      .map((j) => ` ${j.inner ? "INNER" : "LEFT"} JOIN ${this.writer.table(j.metadata)} ${this.writer.ref(j.alias)} ON ${j.on}`)
       .join("");
   }
 }

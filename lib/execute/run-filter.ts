@@ -75,7 +75,7 @@ function filterTexts(base: SelectQueryBuilder<Literal>, connection: Connection, 
     return { data: data.getQuery(), count: count.getQuery() };
   };
   if (!isFreshBuilder(base)) return build();
-  const key = `${String(base.expressionMap.mainAlias!.metadata.tablePath)}|${base.alias}|${f.joins.map((j) => `${j.metadata.tablePath} ${j.alias} ${j.on}`).join(",")}|${f.whereJoinCount}|${f.where}|${f.selects.join(",")}|${f.orders.map((o) => `${o.term} ${o.direction} ${o.nulls ?? ""}`).join(",")}`;
+  const key = `${String(base.expressionMap.mainAlias!.metadata.tablePath)}|${base.alias}|${f.joins.map((j) => `${j.inner ? "INNER" : "LEFT"} ${j.metadata.tablePath} ${j.alias} ${j.on}`).join(",")}|${f.whereJoinCount}|${f.where}|${f.selects.join(",")}|${f.orders.map((o) => `${o.term} ${o.direction} ${o.nulls ?? ""}`).join(",")}`;
   let cache = sqlTextCache.get(connection.dataSource);
   if (!cache) sqlTextCache.set(connection.dataSource, (cache = new Map()));
   let hit = cache.get(key);
