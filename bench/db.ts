@@ -20,6 +20,8 @@ export const PG_BENCH_DATABASE = "querylib_bench";
 
 export const OUT_DIR = fileURLToPath(new URL("../../bench/out/", import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** Where a full run publishes its figures and chart (committed, linked from BENCHMARKS.md). */
+export const PUBLISHED_DIR = fileURLToPath(new URL("../../docs/benchmarks/", import.meta.url));
 
 export interface RowCounts {
   contact_info: number;

@@ -5,7 +5,7 @@
 //                          [--no-transforms] [--no-vaults] [--no-write]
 //
 // Progress goes to stderr; the Markdown tables go to stdout. Writes BENCHMARKS.md at the repo
-// root, bench/out/bench.json and bench/out/growth.png (unless --no-write).
+// root, docs/benchmarks/bench.json and docs/benchmarks/growth.png (unless --no-write).
 process.env.TZ ??= "UTC";
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import os from "node:os";
 import { DataSource, type DataSourceOptions, type EntityTarget, type ObjectLiteral } from "typeorm";
 import { Customer, OrderItem, domainEntities } from "../test/domain/entities.js";
 import { growthChart } from "./chart.js";
-import { OUT_DIR, REPO_ROOT, openPostgres, openSqlite, type BenchDatabase, type Dialect } from "./db.js";
+import { OUT_DIR, PUBLISHED_DIR, REPO_ROOT, openPostgres, openSqlite, type BenchDatabase, type Dialect } from "./db.js";
 import { interleaved, interleavedLoops, stats, type LoopTask, type PassOptions, type RoundOptions, type TimedTask } from "./measure.js";
 import {
   conditionsFilter,
@@ -630,20 +630,22 @@ async function main(): Promise<void> {
   }
   report.meta.durationMs = Math.round(performance.now() - started);
 
-  // A full run writes BENCHMARKS.md at the repo root; a --quick spot check (or a partial run
-  // with --only / --dialects) writes its files under bench/out/ with a ".quick" / ".partial"
+  // A full run publishes BENCHMARKS.md at the repo root with its figures (JSON) and chart in
+  // docs/benchmarks/ (committed); a --quick spot check (or a partial run with --only /
+  // --dialects) writes its files under bench/out/ (ignored) with a ".quick" / ".partial"
   // suffix, so it never overwrites the published figures.
   const partial = options.only.length !== WORKLOAD_IDS.length || options.dialects.length !== 2;
   const suffix = options.quick ? ".quick" : partial ? ".partial" : "";
+  const [dir, dirRel] = suffix ? [OUT_DIR, "bench/out/"] : [PUBLISHED_DIR, "docs/benchmarks/"];
   const written: string[] = [];
   if (options.write) {
-    mkdirSync(OUT_DIR, { recursive: true });
-    writeFileSync(`${OUT_DIR}bench${suffix}.json`, JSON.stringify(report, null, 2) + "\n");
-    written.push(`bench/out/bench${suffix}.json`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}bench${suffix}.json`, JSON.stringify(report, null, 2) + "\n");
+    written.push(`${dirRel}bench${suffix}.json`);
     let chartRel: string | null = null;
     if (report.growth.some((s) => s.points.length > 0)) {
-      writeFileSync(`${OUT_DIR}growth${suffix}.png`, growthChart(report.growth));
-      chartRel = `bench/out/growth${suffix}.png`;
+      writeFileSync(`${dir}growth${suffix}.png`, growthChart(report.growth));
+      chartRel = `${dirRel}growth${suffix}.png`;
       written.push(chartRel);
     }
     if (suffix) {
