@@ -298,11 +298,12 @@ export function growthRunner(api: QueryLibApi, dataSource: DataSource, entity: E
   return () => api.toListAsync!(source, JSON.parse(json));
 }
 
+/** Growth of the build: `toStatements` with a new request each call (a plan-cache miss), like the build-only table. */
 export function growthBuilder(api: QueryLibApi, dataSource: DataSource, entity: EntityTarget<ObjectLiteral>, shape: unknown) {
-  if (typeof api.filter !== "function") return null;
+  if (typeof api.toStatements !== "function") return null;
   const source = dataSource.getRepository(entity);
-  const json = JSON.stringify(shape);
-  return () => api.filter!(source, JSON.parse(json)).getQueryAndParameters();
+  const next = everyCallNew(JSON.stringify(shape));
+  return () => api.toStatements!(source, next());
 }
 
 /** Rows of a QueryLib result as comparable keys (ids for entities, key:count for a Summary). */

@@ -478,7 +478,7 @@ export function renderMarkdown(report: BenchReport, chartPath: string | null): s
   );
   out.push("## Growth", "");
   out.push(
-    "Hand-written TypeORM and QueryLib (when loadable): build cost and end-to-end cost (page 1 with total) against the number of ANDed conditions on Customer (page of 50), against page size (active customers by id), and against path depth (one In condition on an OrderItem path of 1–4 segments through reference navigations — `quantity`, `order.status`, `order.customer.tier`, `order.customer.contact.city` — each keeping about a fifth of the items).",
+    "Hand-written TypeORM and QueryLib (when loadable): build cost (QueryLib: `toStatements` with a new request each call, a plan-cache miss) and end-to-end cost (page 1 with total; QueryLib repeats the same request, so its plan is cached) against the number of ANDed conditions on Customer (page of 50), against page size (active customers by id), and against path depth (one In condition on an OrderItem path of 1–4 segments through reference navigations — `quantity`, `order.status`, `order.customer.tier`, `order.customer.contact.city` — each keeping about a fifth of the items).",
     "",
   );
   out.push("### Conditions 1 → 50", "", growthTable(report, "conditions"), "");
