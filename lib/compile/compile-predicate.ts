@@ -183,8 +183,9 @@ function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unk
   }
 }
 
+const isAscii = (text: string) => /^[\x00-\x7f]*$/.test(text);
 /** ASCII without i and k: SQLite's LIKE matches such a needle exactly as foldCase does (see compileText). */
-const likeFoldsAsFoldCase = (needle: string) => /^[\x00-\x7f]*$/.test(needle) && !/[ik]/i.test(needle);
+const likeFoldsAsFoldCase = (needle: string) => isAscii(needle) && !/[ik]/i.test(needle);
 
 const likeEscape = (text: string) => text.replace(/[!%_]/g, (ch) => `!${ch}`);
 
@@ -223,7 +224,12 @@ function compileText(scope: Scope, expr: string, c: Test): string {
     if (likeFoldsAsFoldCase(needle)) return `${expr} ${not}LIKE ${param(pattern)} ESCAPE '!'`;
     // A registered matcher: one JavaScript call per row instead of two lower() calls and a LIKE.
     const mode = base === Op.Contains ? 0 : base === Op.StartsWith ? 1 : 2;
-    return `${not}ql_ci_match(${expr}, ${param(foldCase(needle))}, ${mode}) = 1`;
+    const matcher = `ql_ci_match(${expr}, ${param(foldCase(needle))}, ${mode}) = 1`;
+    if (!isAscii(needle)) return `${not}${matcher}`;
+    // An ASCII needle with i or k: every LIKE match is a match, and the only others are in text
+    // holding İ or the Kelvin sign, so the matcher runs for those rows alone. Exact TRUE/FALSE on
+    // text, NULL on NULL (the null guard holds, negated too).
+    return `${not}(${expr} LIKE ${param(pattern)} ESCAPE '!' OR ((instr(${expr}, '\u0130') > 0 OR instr(${expr}, '\u212A') > 0) AND ${matcher}))`;
   }
   if (insensitive) return `${not}${exact(dialect.lower(expr))} LIKE ${exact(dialect.lower(param(pattern)))} ESCAPE '!'`;
   if (dialect.name === "sqlite") {

@@ -1,5 +1,6 @@
 // SQLite: the I… text operators use SQLite's own LIKE for needles of ASCII other than i and k,
-// and the registered matcher otherwise. Both must decide exactly as JavaScript's lower-casing
+// LIKE or (for text holding İ or the Kelvin sign) the registered matcher for other ASCII needles,
+// and the matcher alone otherwise. Both must decide exactly as JavaScript's lower-casing
 // does (the in-memory target's semantics), also on the two characters that lower-case to ASCII
 // (İ → i̇, the Kelvin sign → k) and on LIKE's own wildcards.
 import "reflect-metadata";
@@ -22,7 +23,7 @@ const texts = [
   "Anna", "ANNA", "ann", "Straße", "STRASSE", "back!slash", "ΣΊΣΥΦΟΣ", null, "",
 ];
 
-const needles = ["k", "K", "i", "I", "an", "AN", "ANN", "%", "_", "50%", "0%_", "!", "ss", "ß", "ñ", "Ñ", "σ", "ς", "STAN", "bul", "x"];
+const needles = ["k", "K", "i", "I", "an", "AN", "ANN", "%", "_", "50%", "0%_", "!", "ss", "ß", "ñ", "Ñ", "σ", "ς", "STAN", "bul", "x", "ki", "IN K", "n k s", "Kelvin", "ISTANBUL", "i_", "%i"];
 const operators = ["IContains", "IStartsWith", "IEndsWith", "INotContains", "INotStartsWith", "INotEndsWith"];
 
 const filterOf = (operator: string, needle: string) => ({
@@ -50,11 +51,13 @@ describe("SQLite I… operators: LIKE where it folds as JavaScript does, the mat
     }
   }
 
-  it("an ASCII needle without i or k compiles to LIKE; one with k, i or non-ASCII to the matcher", async () => {
+  it("an ASCII needle without i or k compiles to LIKE; with k or i to LIKE or a matcher guarded by İ/K; non-ASCII to the matcher", async () => {
     const sqlOf = async (needle: string) => (await toListAsync(dataSource.getRepository(Word), filterOf("IContains", needle), true)).queryString!;
     assert.match(await sqlOf("an"), /LIKE \? ESCAPE '!'/);
     assert.doesNotMatch(await sqlOf("an"), /ql_ci_match/);
-    for (const needle of ["k", "I", "ñ"]) assert.match(await sqlOf(needle), /ql_ci_match/);
+    for (const needle of ["k", "I"]) assert.match(await sqlOf(needle), /LIKE \? ESCAPE '!' OR \(\(instr\("word"\."text", '\u0130'\) > 0 OR instr\("word"\."text", '\u212A'\) > 0\) AND ql_ci_match/);
+    assert.match(await sqlOf("ñ"), /^SELECT .* WHERE \(\(?ql_ci_match/);
+    assert.doesNotMatch(await sqlOf("ñ"), /LIKE/);
   });
 
   it("the Kelvin sign and İ are found by k and i (JavaScript lower-cases them to ASCII)", async () => {
