@@ -6,6 +6,7 @@ import { registerSqliteFunctions } from "../compile/register-functions.js";
 import { Codes, fail } from "../errors/codes.js";
 import { type EntityModel, modelOf } from "../model/entity-model.js";
 import type { Connection } from "../execute/run-sql.js";
+import { markFreshBuilder } from "../execute/fresh-builders.js";
 
 export type QuerySource<T extends ObjectLiteral> = Repository<T> | SelectQueryBuilder<T>;
 
@@ -15,15 +16,13 @@ export interface ResolvedSource {
   readonly model: EntityModel;
 }
 
-/** Builders QueryLib made from a Repository: no host conditions or joins, so their SQL text can be cached. */
-const freshBuilders = new WeakSet<object>();
-export const isFreshBuilder = (qb: object) => freshBuilders.has(qb);
+export { isFreshBuilder } from "../execute/fresh-builders.js";
 
 export function resolveSource<T extends ObjectLiteral>(source: QuerySource<T>): ResolvedSource {
   let base: SelectQueryBuilder<ObjectLiteral>;
   if (source instanceof Repository) {
     base = source.createQueryBuilder(aliasFor(source.metadata.targetName));
-    freshBuilders.add(base);
+    markFreshBuilder(base);
   }
   else if (source instanceof SelectQueryBuilder) base = source as SelectQueryBuilder<ObjectLiteral>;
   else return fail(Codes.EntityNotSupported, "the source must be a TypeORM Repository or SelectQueryBuilder");

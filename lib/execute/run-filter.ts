@@ -12,7 +12,7 @@ import type { PageBy } from "../shapes/shapes.js";
 import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
 import { type Connection, describeStatement, runStatement } from "./run-sql.js";
-import { isFreshBuilder } from "../api/source.js";
+import { isFreshBuilder } from "./fresh-builders.js";
 
 export const pageSuffix = (page: PageBy | null) => (page ? " LIMIT :ql_limit OFFSET :ql_offset" : "");
 export const pageParameters = (page: PageBy | null) =>
