@@ -9,7 +9,47 @@ export interface Statement {
 
 const namedParameter = /:(\.\.\.)?([A-Za-z0-9_.]+)/g;
 
+/** A text's parameter names in order (null where a name is spread), and its positional form per dialect. */
+interface Template {
+  readonly names: readonly (string | null)[];
+  readonly texts: Map<string, string>;
+}
+
+const templates = new Map<string, Template>();
+const maxTemplates = 2000;
+
+/**
+ * QueryLib's texts come back with new values (its SQL is cached per set of fragments), so their
+ * placeholders are found once per text. Only when every `:name` is a plain value of this call;
+ * a spread list, a raw-SQL function or a name that is no parameter goes the general way.
+ */
+function fromTemplate(sql: string, named: Readonly<Record<string, unknown>>, dialect: SqlDialect): Statement | null {
+  let template = templates.get(sql);
+  if (!template) {
+    if (templates.size >= maxTemplates) templates.clear();
+    const names = [...sql.matchAll(namedParameter)].map((m) => (m[1] ? null : m[2]!));
+    templates.set(sql, (template = { names, texts: new Map() }));
+  }
+  const parameters: unknown[] = new Array(template.names.length);
+  for (let i = 0; i < template.names.length; i++) {
+    const name = template.names[i];
+    if (name === null || !Object.prototype.hasOwnProperty.call(named, name)) return null;
+    const value = named[name];
+    if (Array.isArray(value) || typeof value === "function") return null;
+    parameters[i] = driverValue(value, dialect);
+  }
+  let text = template.texts.get(dialect.name);
+  if (text === undefined) {
+    let position = 0;
+    text = sql.replace(namedParameter, () => dialect.placeholder(++position));
+    template.texts.set(dialect.name, text);
+  }
+  return { sql: text, parameters };
+}
+
 export function toPositional(sql: string, named: Readonly<Record<string, unknown>>, dialect: SqlDialect): Statement {
+  const fast = fromTemplate(sql, named, dialect);
+  if (fast) return fast;
   const parameters: unknown[] = [];
   const push = (value: unknown) => {
     parameters.push(driverValue(value, dialect));
