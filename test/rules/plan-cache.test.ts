@@ -2,10 +2,31 @@
 // deleted after a request was cached is honoured by the very next request; a caller with another
 // role gets that role's decisions; a cached request records its audit events again, each time.
 import assert from "node:assert/strict";
-import { PolicyAction, PolicyEffect, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, type QpAuditEvent, type QpRuleInput } from "../../lib/index.js";
+import {
+  PolicyAction, PolicyEffect, PolicyErrorCode, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, StoreFailureMode,
+  type IQpRuleStore, type QpAuditEvent, type QpRuleInput,
+} from "../../lib/index.js";
 import { guardedPlans } from "../../lib/policy/guarded.js";
 import { STAFF, oracleData } from "./domain.js";
-import { clearRuleTables, cond, engine, forEachRulesTarget, ids, prepare, role, runDynamic, where } from "./support.js";
+import { TestClock, clearRuleTables, cond, engine, expectPolicyError, forEachRulesTarget, ids, prepare, role, runDynamic, where } from "./support.js";
+
+/**
+ * A store that can be made to fail on load. store-failure.test.ts breaks real stores; here the
+ * point is only that a cached plan never outlives the decisions it was made under.
+ */
+class BreakableStore implements IQpRuleStore {
+  broken = false;
+  private readonly inner = new QpInMemoryRuleStore();
+  loadAsync() {
+    return this.broken ? Promise.reject(new Error("store down")) : this.inner.loadAsync();
+  }
+  upsertAsync(...args: Parameters<IQpRuleStore["upsertAsync"]>) {
+    return this.inner.upsertAsync(...args);
+  }
+  deleteAsync(id: string) {
+    return this.inner.deleteAsync(id);
+  }
+}
 
 const lima = oracleData.employees.filter((e) => e.city === "Lima");
 const request = () => ({ ...where(cond("city", "Equal", ["Lima"])), selects: ["id", "email", "audited"] });
@@ -89,5 +110,33 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     await runDynamic(ctx, context, request());
     assert.equal(guardedPlans.stats.hits - hits, 1);
     assert.ok((context.auditEvents as QpAuditEvent[]).some((x) => x.field === "audited"));
+  });
+
+  it("a cached plan does not outlive a failing store: FailClosed refuses at once, LastKnownGood after MaxSnapshotAge, StaticOnly drops the rules", async () => {
+    for (const storeFailure of [StoreFailureMode.FailClosed, StoreFailureMode.LastKnownGood, StoreFailureMode.StaticOnly]) {
+      const clock = new TestClock();
+      const store = new BreakableStore();
+      const e = engine({ storeFailure, refreshInterval: 1000, maxSnapshotAge: 5000 }, { ruleStore: store, clock: clock.read });
+      await e.upsertRuleAsync(denyEmail());
+      const context = await prepare(e);
+      for (let i = 0; i < 2; i++) await runDynamic(ctx, context, request());
+      const hits = guardedPlans.stats.hits;
+      const cachedRun = await runDynamic(ctx, context, request());
+      assert.equal(guardedPlans.stats.hits - hits, cached ? 1 : 0);
+      for (const row of cachedRun.data) assert.ok(!("email" in row));
+
+      store.broken = true;
+      clock.advance(1000);
+      if (storeFailure === StoreFailureMode.FailClosed) {
+        await expectPolicyError(() => runDynamic(ctx, context, request()), PolicyErrorCode.StoreUnavailable);
+      } else if (storeFailure === StoreFailureMode.LastKnownGood) {
+        for (const row of (await runDynamic(ctx, context, request())).data) assert.ok(!("email" in row), "the last snapshot still applies");
+        clock.advance(5000);
+        await expectPolicyError(() => runDynamic(ctx, context, request()), PolicyErrorCode.StoreUnavailable);
+      } else {
+        const attributesOnly = await runDynamic(ctx, context, request());
+        assert.deepEqual(attributesOnly.data.map((r) => r.email), lima.map((x) => x.email), "attributes only: the Deny rule is gone");
+      }
+    }
   });
 });
