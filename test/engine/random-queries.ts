@@ -524,16 +524,21 @@ export class QueryGenerator {
     return [...chosen];
   }
 
-  filter(r: Prng): Generated {
-    const root = this.root(r);
-    const shape: Shape = {};
-    if (r.chance(0.92)) shape.conditionGroup = this.group(r, root, r.int(1, 8)).group;
+  /** Orders, page and selects of a Filter or Segment, drawn in that order (the seed depends on it). */
+  private ordersPageSelects(r: Prng, root: RootName, shape: Shape): void {
     const orders = this.orders(r, root);
     if (orders) shape.orders = orders;
     const page = this.page(r);
     if (page) shape.page = page;
     const selects = this.selects(r, root);
     if (selects) shape.selects = selects;
+  }
+
+  filter(r: Prng): Generated {
+    const root = this.root(r);
+    const shape: Shape = {};
+    if (r.chance(0.92)) shape.conditionGroup = this.group(r, root, r.int(1, 8)).group;
+    this.ordersPageSelects(r, root, shape);
     return { kind: "filter", root, dynamic: r.chance(0.35), shape };
   }
 
@@ -552,12 +557,7 @@ export class QueryGenerator {
       return set;
     });
     const shape: Shape = { conditionSets: sets };
-    const orders = this.orders(r, root);
-    if (orders) shape.orders = orders;
-    const page = this.page(r);
-    if (page) shape.page = page;
-    const selects = this.selects(r, root);
-    if (selects) shape.selects = selects;
+    this.ordersPageSelects(r, root, shape);
     return { kind: "segment", root, dynamic: false, shape };
   }
 

@@ -208,13 +208,19 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       await writeDuringRefresh(() => new QpTypeOrmRuleStore(admin));
     });
 
-    it("rule tables emptied under a store in use: its next write creates the version row again and other engines drop the old rules", async () => {
+    /** Engine A writes through one connection, B reads through another; both see A's Deny on email. */
+    async function twoEnginesSeeingEmailDenied() {
       const clock = new TestClock();
       const a = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(admin), clock: clock.read });
       const b = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(second), clock: clock.read });
       await a.upsertRuleAsync(deny("email"));
       const bContext = await prepare(b);
       assert.equal(await seenOnSelect(bContext, "email"), "Deny");
+      return { clock, a, b, bContext };
+    }
+
+    it("rule tables emptied under a store in use: its next write creates the version row again and other engines drop the old rules", async () => {
+      const { clock, a, b, bContext } = await twoEnginesSeeingEmailDenied();
 
       await clearRuleTables(admin); // a reset: no rules, no version row
       await a.upsertRuleAsync(deny("team"));
@@ -229,12 +235,7 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
     });
 
     it("rule tables dropped and re-created: an engine does not keep its old rules because the new version number matches", async () => {
-      const clock = new TestClock();
-      const a = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(admin), clock: clock.read });
-      const b = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(second), clock: clock.read });
-      await a.upsertRuleAsync(deny("email"));
-      const bContext = await prepare(b);
-      assert.equal(await seenOnSelect(bContext, "email"), "Deny");
+      const { clock, a, b, bContext } = await twoEnginesSeeingEmailDenied();
       assert.equal(b.health().snapshotVersion, 1);
 
       // The store is re-created (a fresh schema, a restored backup): its version starts again.
