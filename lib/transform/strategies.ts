@@ -1,6 +1,6 @@
 // Mask strategies, generalize modes, truncate and format: pure functions of one value, each
 // defined exactly in docs/TRANSFORMS.md (with tested inputs and outputs).
-import { createHmac } from "node:crypto";
+import { HmacSha256 } from "./hmac-sha256.js";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
 import { characterView, characters, offsetAfter } from "./characters.js";
@@ -76,8 +76,16 @@ export const maskFixed = (o: MaskOptions): string => o.text ?? "***";
 
 /** Hash: HMAC-SHA256 keyed by the salt, the first 32 lowercase hex characters. */
 export function hmac(salt: string, text: string): string {
-  return createHmac("sha256", salt).update(text, "utf8").digest("hex").slice(0, 32);
+  let key = hashKeys.get(salt);
+  if (!key) {
+    if (hashKeys.size >= 16) hashKeys.clear();
+    hashKeys.set(salt, (key = new HmacSha256(salt)));
+  }
+  return key.hex(text, 4);
 }
+
+/** Keys by salt: an application has one or a few; the states are as secret as the salt itself, which the options already hold. */
+const hashKeys = new Map<string, HmacSha256>();
 
 export function applyTextMask(text: string, o: MaskOptions, regex: RegExp | null): string {
   switch (o.strategy) {

@@ -1,7 +1,8 @@
 // Token vaults map each distinct (scope, value) to a random 32-hex token, the same token every
 // time. Values are looked up by a keyed digest, never stored in clear as a key. One call per
 // page and scope carries every distinct value (one round trip for remote vaults).
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { HmacSha256 } from "./hmac-sha256.js";
 
 export interface IQpTokenVault {
   /** Tokens for the distinct values of one scope; creates the missing ones atomically. */
@@ -9,8 +10,8 @@ export interface IQpTokenVault {
 }
 
 /** The digest under which a value is stored: HMAC-SHA256 with the vault's own key, hex. */
-export function vaultDigest(key: string | Buffer, scope: string, value: string): string {
-  return createHmac("sha256", key).update(scope).update("\u0000").update(value, "utf8").digest("hex");
+export function vaultDigest(key: HmacSha256, scope: string, value: string): string {
+  return key.hex(`${scope}\u0000${value}`);
 }
 
 export const newToken = () => randomBytes(16).toString("hex");
@@ -18,12 +19,12 @@ export const newToken = () => randomBytes(16).toString("hex");
 /** The core package's vault: process memory, atomic by construction (no await between read and write). */
 export class QpInMemoryTokenVault implements IQpTokenVault {
   private readonly scopes = new Map<string, Map<string, string>>();
-  private readonly key: Buffer;
+  private readonly key: HmacSha256;
   /** How many tokenize calls were made (one per page and scope). */
   calls = 0;
 
   constructor(options: { digestKey?: string } = {}) {
-    this.key = options.digestKey ? Buffer.from(options.digestKey, "utf8") : randomBytes(32);
+    this.key = new HmacSha256(options.digestKey ? Buffer.from(options.digestKey, "utf8") : randomBytes(32));
   }
 
   async tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>> {

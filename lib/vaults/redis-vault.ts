@@ -5,6 +5,7 @@
 // TTL; durability is the Redis server's own persistence setting.
 import type { IQpTokenVault } from "../transform/vault.js";
 import { newToken, vaultDigest } from "../transform/vault.js";
+import { HmacSha256 } from "../transform/hmac-sha256.js";
 import { checkDigestKey } from "./digest-key.js";
 
 /** The part of an ioredis client the vault uses. */
@@ -21,13 +22,13 @@ export interface QpRedisTokenVaultOptions {
 }
 
 export class QpRedisTokenVault implements IQpTokenVault {
-  private readonly digestKey: string;
+  private readonly digestKey: HmacSha256;
   private readonly keyPrefix: string;
   /** Round trips made (one per page and scope). */
   roundTrips = 0;
 
   constructor(private readonly client: RedisLike, options: QpRedisTokenVaultOptions) {
-    this.digestKey = checkDigestKey("QpRedisTokenVault", options.digestKey);
+    this.digestKey = new HmacSha256(checkDigestKey("QpRedisTokenVault", options.digestKey));
     this.keyPrefix = options.keyPrefix ?? "querylib:token:";
   }
 

@@ -5,6 +5,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource } from "typeorm";
 import type { IQpTokenVault } from "../transform/vault.js";
 import { newToken, vaultDigest } from "../transform/vault.js";
+import { HmacSha256 } from "../transform/hmac-sha256.js";
 import { checkDigestKey } from "./digest-key.js";
 
 @Entity("querylib_token")
@@ -23,12 +24,12 @@ export interface QpTypeOrmTokenVaultOptions {
 
 export class QpTypeOrmTokenVault implements IQpTokenVault {
   static readonly entities = [QpTokenRecord];
-  private readonly digestKey: string;
+  private readonly digestKey: HmacSha256;
   /** Statements sent: one per page and scope on SQLite and PostgreSQL, two on MariaDB/MySQL. */
   roundTrips = 0;
 
   constructor(private readonly dataSource: DataSource, options: QpTypeOrmTokenVaultOptions) {
-    this.digestKey = checkDigestKey("QpTypeOrmTokenVault", options.digestKey);
+    this.digestKey = new HmacSha256(checkDigestKey("QpTypeOrmTokenVault", options.digestKey));
   }
 
   async tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>> {
