@@ -278,6 +278,24 @@ function everyCallNew(json: string): () => Record<string, unknown> {
 }
 
 /**
+ * Like everyCallNew, and the condition group's sort changes too: every request is a shape never
+ * seen (same rows; the sort only orders sibling groups), so a guarded build sanitizes in full.
+ */
+function everyCallNewShape(json: string): () => Record<string, unknown> {
+  const next = everyCallNew(json);
+  let n = 0;
+  return () => {
+    const shape = next() as { conditionGroup?: { sort?: number } };
+    if (!shape.conditionGroup) throw new Error("a new shape per call needs a condition group");
+    shape.conditionGroup.sort = 1 + (n++ % 1_000_000);
+    return shape;
+  };
+}
+
+/** How a build-only loop draws its requests: a new page each call, the same request, or a new shape each call. */
+export type BuildRequests = "miss" | "cached" | "new-shape";
+
+/**
  * Build only (JSON in → SQL and parameters out, no execution), or null when not exported:
  * `toStatements` with a new request each call (a plan-cache miss), or `cached` with the same
  * request each call (a hit).
@@ -393,14 +411,15 @@ export function guardedVariant(
 
 /**
  * Guarded build only: `applyPolicy(repo, context).toStatementsAsync(json)` parses, sanitizes under
- * the policy, plans and compiles without executing or auditing (W1–W5, W7); a new
- * request each call (a plan-cache miss) or, `cached`, the same one (a hit).
+ * the policy, plans and compiles without executing or auditing (W1–W5, W7); a new request each
+ * call ("miss": the plan cache misses, the sanitized shape is reused), the same one ("cached": a
+ * hit) or a new shape each call ("new-shape": sanitized in full).
  */
-export function guardedBuilder(api: QueryLibApi, module: GuardedModule, env: GuardedEnv, counts: RowCounts, id: WorkloadId, cached = false): (() => Promise<unknown>) | null {
+export function guardedBuilder(api: QueryLibApi, module: GuardedModule, env: GuardedEnv, counts: RowCounts, id: WorkloadId, requests: BuildRequests = "miss"): (() => Promise<unknown>) | null {
   if (QUERYLIB_WORKLOADS[id].build === null || !api.applyPolicy) return null;
   const guarded = api.applyPolicy(guardedRepository(module, env, id), env.context);
   if (typeof guarded.toStatementsAsync !== "function") return null;
   const json = JSON.stringify(QUERYLIB_WORKLOADS[id].shape(counts));
-  const next = cached ? () => JSON.parse(json) : everyCallNew(json);
+  const next = requests === "cached" ? () => JSON.parse(json) : requests === "new-shape" ? everyCallNewShape(json) : everyCallNew(json);
   return () => guarded.toStatementsAsync!(next());
 }

@@ -358,8 +358,8 @@ async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string,
       failed.push({ dialect: ctx.dialect, id, variant: "querylib", status: "skipped", reason: querylibNote });
     }
     if ("env" in guardedSide && api) {
-      for (const [variant, cached] of [["querylib-guarded", false], ["querylib-guarded-cached", true]] as const) {
-        const build = guardedBuilder(api, guardedSide.module, guardedSide.env, ctx.counts, id, cached);
+      for (const [variant, requests] of [["querylib-guarded", "miss"], ["querylib-guarded-cached", "cached"], ["querylib-guarded-new-shape", "new-shape"]] as const) {
+        const build = guardedBuilder(api, guardedSide.module, guardedSide.env, ctx.counts, id, requests);
         if (!build) continue;
         try {
           await build();

@@ -20,6 +20,7 @@ import { QpPolicyEngine } from "./engine.js";
 import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, sanitizeSummary } from "./sanitize.js";
 import { applyRenames, renameKeys } from "./renames.js";
 import { applyTransforms } from "../transform/apply.js";
+import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import type { PolicyTrace } from "./trace.js";
 
 export interface GuardedResult<T> extends FilterResult<T> {
@@ -48,11 +49,14 @@ interface GuardedPlan {
  * the very request already sanitized for the very same caller.
  */
 export const guardedPlans = new PlanCache<GuardedPlan>();
+
+/** Sanitized Filters and Segments by shape (values and page numbers left out), keyed like guardedPlans otherwise. */
+export const sanitizedShapes = new PlanCache<SanitizedShape>();
 const tableIds = new WeakMap<DecisionTable, number>();
 let nextTableId = 0;
 
-function guardedKey(decisions: DecisionTable, context: QpPolicyContext, kind: ShapeKind, request: string | null, getQueryString: boolean): string | null {
-  const values = request === null ? null : valuesKey(context.values);
+/** `values` is the context's valuesKey, computed once per call: a context's value objects may change between calls. */
+function guardedKey(decisions: DecisionTable, values: string | null, kind: ShapeKind, request: string | null, getQueryString: boolean): string | null {
   if (request === null || values === null) return null;
   let tableId = tableIds.get(decisions);
   if (tableId === undefined) tableIds.set(decisions, (tableId = nextTableId++));
@@ -98,18 +102,45 @@ export class GuardedQuery<T extends ObjectLiteral> {
       throw error;
     }
     const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
-    const key = guardedKey(decisions, this.context, kind, request, getQueryString);
+    const values = request === null ? null : valuesKey(this.context.values);
+    const key = guardedKey(decisions, values, kind, request, getQueryString);
     let plan = key === null ? undefined : guardedPlans.get(resolved.model, key);
     if (plan) {
-      const { maxAuditEvents } = this.engine.options.caps;
-      if (audit) for (const event of plan.audited) recordAudit(this.context.auditEvents, maxAuditEvents, { ...event, at: new Date().toISOString(), subjects: this.context.subjects });
+      if (audit) this.replayAudit(plan.audited);
     } else {
       const parsed = parseShape(kind, key === null ? shape : requestOf(request!));
-      const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString, audit, decisions);
-      plan = { sanitized, prepared: prepareParsed(resolved, kind, sanitized.shape), audited: sanitized.audited };
+      const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? guardedKey(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
+      const { sanitized, audited } = this.rebound(kind, parsed, resolved.model, shapeKey, audit)
+        ?? await this.sanitizeAndKeep(kind, parsed, resolved.model, decisions, shapeKey, getQueryString, audit);
+      plan = { sanitized, prepared: prepareParsed(resolved, kind, sanitized.shape), audited };
       if (key !== null) guardedPlans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
+  }
+
+  /** A cached plan's audit events, recorded again with this run's time and subjects. */
+  private replayAudit(events: readonly QpAuditEvent[]): void {
+    const { maxAuditEvents } = this.engine.options.caps;
+    for (const event of events) recordAudit(this.context.auditEvents, maxAuditEvents, { ...event, at: new Date().toISOString(), subjects: this.context.subjects });
+  }
+
+  /**
+   * The parsed request bound into the sanitized form of an earlier request of the same shape for
+   * the same caller (sanitized-shapes.ts says why that is exact), or null when there is none.
+   */
+  private rebound(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, shapeKey: string | null, audit: boolean) {
+    const known = shapeKey === null ? undefined : sanitizedShapes.get(model, shapeKey);
+    const rebound = known ? rebind(kind, known, parsed as Filter | Segment, model, this.engine.options.caps.maxPageSize) : null;
+    if (!known || !rebound) return null;
+    if (audit) this.replayAudit(known.audited);
+    return { sanitized: rebound as SanitizeResult<ParsedShape>, audited: known.audited };
+  }
+
+  /** Sanitizes in full, and offers the result for reuse by later requests of its shape. */
+  private async sanitizeAndKeep(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, decisions: DecisionTable, shapeKey: string | null, getQueryString: boolean, audit: boolean) {
+    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, audit, decisions);
+    if (shapeKey !== null) sanitizedShapes.offer(model, shapeKey, { parsed: parsed as Filter | Segment, sanitized: sanitized as SanitizeResult<Filter | Segment>, audited: sanitized.audited });
+    return { sanitized, audited: sanitized.audited };
   }
 
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {

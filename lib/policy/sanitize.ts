@@ -59,6 +59,23 @@ export interface SanitizeResult<S> {
   readonly transforms: TransformTree;
   /** Summary outputs QueryLib added for itself and removes from every row. */
   readonly hiddenKeys: readonly string[];
+  /** The caller's conditions in the sanitized shape, in the order they were sanitized. */
+  readonly callerConditions: readonly CallerCondition[];
+}
+
+/** A caller's condition as sanitized (real field name), the parsed condition it came from, and where the caller put it. */
+export interface CallerCondition {
+  readonly sanitized: Condition;
+  readonly parsed: Condition;
+  readonly where: string;
+}
+
+/**
+ * Value formats and DataType/operator pairs, checked after the policy (TYPESCRIPT-API.md "Order
+ * of checks") and named where the caller put each condition.
+ */
+export function checkConditionValues(root: EntityModel, conditions: readonly CallerCondition[]): void {
+  for (const { sanitized, where } of conditions) buildCondition(root, sanitized, where);
 }
 
 export class Sanitizer {
@@ -67,7 +84,7 @@ export class Sanitizer {
   private conditionCount = 0;
   private forcedCount = 0;
   /** The caller's conditions with where they sit in the request, for the value checks in finish(). */
-  private readonly conditions: { condition: Condition; where: string }[] = [];
+  private readonly conditions: CallerCondition[] = [];
   /** The caller's groupBy and having, checked in finish() before the group floor wraps the having. */
   private callerHaving: { groupBy: GroupBy; having: ConditionGroup } | null = null;
   readonly renames: RenameTree = new Map();
@@ -240,7 +257,7 @@ export class Sanitizer {
     }
     this.checkReference(ref, `${where}.field`);
     const sanitized = { ...condition, field: ref.canonical };
-    this.conditions.push({ condition: sanitized, where });
+    this.conditions.push({ sanitized, parsed: condition, where });
     return sanitized;
   }
 
@@ -441,10 +458,10 @@ export class Sanitizer {
     // Value formats and DataType/operator pairs come after the policy (TYPESCRIPT-API.md "Order of
     // checks") and are checked here, before forced predicates wrap the caller's group, so that an
     // error names the condition where the caller put it.
-    for (const { condition, where } of this.conditions) buildCondition(this.root, condition, where);
+    checkConditionValues(this.root, this.conditions);
     if (this.callerHaving) buildSummaryPlan(this.root, { conditionGroup: null, ...this.callerHaving, orders: null, page: null });
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.entries };
-    return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys };
+    return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys, callerConditions: this.conditions };
   }
 }
 

@@ -6,7 +6,7 @@ import {
   PolicyAction, PolicyEffect, PolicyErrorCode, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, StoreFailureMode,
   type IQpRuleStore, type QpAuditEvent, type QpRuleInput,
 } from "../../lib/index.js";
-import { guardedPlans } from "../../lib/policy/guarded.js";
+import { guardedPlans, sanitizedShapes } from "../../lib/policy/guarded.js";
 import { STAFF, oracleData } from "./domain.js";
 import { TestClock, clearRuleTables, cond, engine, expectPolicyError, forEachRulesTarget, ids, prepare, role, runDynamic, where } from "./support.js";
 
@@ -89,6 +89,26 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     for (let i = 0; i < 3; i++) await runDynamic(ctx, context, request());
     assert.equal(guardedPlans.stats.hits - hits, cached ? 2 : 0);
     assert.equal(context.auditEvents.length, 3 * first.length, "the cached runs recorded their events too");
+  });
+
+  it("a request of a sanitized shape with other values records the shape's audit events, with its own time and subjects", async () => {
+    const e = newEngine();
+    const inCity = (city: string) => ({ ...where(cond("city", "Equal", [city])), selects: ["id", "email", "audited"] });
+    const context = await prepare(e, role("auditor"));
+    for (let i = 0; i < 2; i++) await runDynamic(ctx, context, inCity("Lima"));
+    const perRun = context.auditEvents.length / 2;
+    assert.ok(perRun > 0);
+    const hits = sanitizedShapes.stats.hits;
+    const later = await prepare(e, role("auditor"));
+    for (const city of ["Quito", "Oslo", "Lima"]) {
+      const result = await runDynamic(ctx, later, inCity(city));
+      assert.deepEqual(ids(result), oracleData.employees.filter((x) => x.city === city).map((x) => x.id), city);
+    }
+    assert.equal(sanitizedShapes.stats.hits - hits, cached ? 2 : 0, "Quito and Oslo reused Lima's sanitized shape (Lima itself is a cached plan)");
+    const events = later.auditEvents as QpAuditEvent[];
+    assert.equal(events.length, 3 * perRun, "every run recorded its events");
+    assert.ok(events.every((x) => x.subjects.some((s) => s.kind === QpSubjectKind.Role && s.value === "auditor")));
+    assert.ok(events.some((x) => x.field === "audited" && x.feature === "Select"));
   });
 
   it("toStatementsAsync shows the caller's SQL and trace and records no audit event; toListAsync after it (a hit) records them", async () => {
