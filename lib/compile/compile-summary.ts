@@ -7,7 +7,7 @@ import { aggregateKind } from "../plan/build-summary.js";
 import { compileTest } from "./compile-predicate.js";
 import { addOrderTerm, applyWhere, compileWhere, sortableColumn } from "./compile-filter.js";
 import type { SqlDialect } from "./dialects.js";
-import { Scope, SqlWriter, columnMetadataOf } from "./sql-writer.js";
+import { Scope, type ScopeJoin, SqlWriter, columnMetadataOf } from "./sql-writer.js";
 import type { ColumnMember } from "../model/entity-model.js";
 
 export interface CompiledSummary {
@@ -69,9 +69,24 @@ function compileHaving(scope: Scope, having: HavingPredicate): string {
   return compileTest(scope, aggregateExpression(scope, a), member, having);
 }
 
-export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: SummaryPlan): CompiledSummary {
+/**
+ * A Summary's SQL as text fragments (no builder yet): what its statements' text depends on,
+ * besides the source's own builder. Values are parameters in `params`.
+ */
+export interface SummaryFragments {
+  readonly where: string | null;
+  readonly joins: readonly ScopeJoin[];
+  /** Select expressions with their aliases: keys k0…, then aggregates a0…. */
+  readonly selects: readonly (readonly [expression: string, alias: string])[];
+  readonly groupBy: string;
+  readonly having: string | null;
+  readonly orders: readonly { readonly expression: string; readonly direction: Direction }[];
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export function compileSummaryFragments(alias: string, dialect: SqlDialect, plan: SummaryPlan): SummaryFragments {
   const writer = new SqlWriter(dialect);
-  const { scope, text } = compileWhere(writer, base.alias, plan.root, plan.where);
+  const { scope, text } = compileWhere(writer, alias, plan.root, plan.where);
   const keyColumns = plan.keys.map((k) => writer.column(scope.aliasAt(k.value.hops), columnMetadataOf(k.value.column)));
   const exactKeys = plan.keys.map((k) => exactText(scope, k.value.column));
   // Grouped by bytes on MySQL; every row of such a group holds the same text, so MIN reads it back.
@@ -81,22 +96,37 @@ export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect:
   const keyOrderTerms = plan.keys.map((k, i) => (exactKeys[i] ? `MIN(${dialect.exact(sortableColumn(scope, k.value.hops, k.value.column))})` : sortableColumn(scope, k.value.hops, k.value.column)));
   const aggregateExpressions = plan.aggregates.map((a) => aggregateExpression(scope, a));
   const having = plan.having ? compileHaving(scope, plan.having) : null;
-
-  const data = base.clone().select([]).orderBy();
-  keyExpressions.forEach((expr, i) => data.addSelect(expr, `k${i}`));
-  aggregateExpressions.forEach((expr, i) => data.addSelect(expr, `a${i}`));
-  data.groupBy(groupTerms.join(", "));
-  if (having) data.having(having);
-  const orderTerms = [
-    ...plan.orders.map((o) => ({ expr: "alias" in o.target ? aggregateOrderTerm(scope, o.target, aggregateExpressions[plan.aggregates.indexOf(o.target)]!) : keyOrderTerms[plan.keys.indexOf(o.target)]!, direction: o.direction })),
+  const orders = [
+    ...plan.orders.map((o) => ({ expression: "alias" in o.target ? aggregateOrderTerm(scope, o.target, aggregateExpressions[plan.aggregates.indexOf(o.target)]!) : keyOrderTerms[plan.keys.indexOf(o.target)]!, direction: o.direction })),
     // Groups are unique by their keys: ordering by every key last makes pages deterministic.
-    ...keyOrderTerms.map((expr) => ({ expr, direction: Direction.Ascending })),
+    ...keyOrderTerms.map((expression) => ({ expression, direction: Direction.Ascending })),
   ];
-  for (const { expr, direction } of orderTerms) addOrderTerm(data, dialect, expr, direction, true);
-  applyWhere(data, text, scope.joinList(), writer);
+  return {
+    where: text,
+    joins: scope.joinList(),
+    selects: [...keyExpressions.map((e, i) => [e, `k${i}`] as const), ...aggregateExpressions.map((e, i) => [e, `a${i}`] as const)],
+    groupBy: groupTerms.join(", "),
+    having,
+    orders,
+    params: writer.params,
+  };
+}
 
-  const grouped = base.clone().select("1", "ql_one").orderBy().groupBy(groupTerms.join(", "));
-  if (having) grouped.having(having);
-  applyWhere(grouped, text, scope.joinList(), writer);
-  return { data, count: `SELECT COUNT(*) AS ${writer.ref("ql_count")} FROM (${grouped.getQuery()}) ${writer.ref("ql_groups")}`, countParameters: grouped.getParameters() };
+/** The grouped statement and the COUNT of its groups, built on the source's builder. */
+export function summaryBuilders(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, f: SummaryFragments): CompiledSummary {
+  const data = base.clone().select([]).orderBy();
+  for (const [expression, alias] of f.selects) data.addSelect(expression, alias);
+  data.groupBy(f.groupBy);
+  if (f.having) data.having(f.having);
+  for (const { expression, direction } of f.orders) addOrderTerm(data, dialect, expression, direction, true);
+  applyWhere(data, f.where, f.joins, f.params);
+
+  const grouped = base.clone().select("1", "ql_one").orderBy().groupBy(f.groupBy);
+  if (f.having) grouped.having(f.having);
+  applyWhere(grouped, f.where, f.joins, f.params);
+  return { data, count: `SELECT COUNT(*) AS ${dialect.quote("ql_count")} FROM (${grouped.getQuery()}) ${dialect.quote("ql_groups")}`, countParameters: grouped.getParameters() };
+}
+
+export function compileSummary(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: SummaryPlan): CompiledSummary {
+  return summaryBuilders(base, dialect, compileSummaryFragments(base.alias, dialect, plan));
 }

@@ -12,7 +12,7 @@ import type { PageBy } from "../shapes/shapes.js";
 import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
 import { type Connection, describeStatement, runStatement } from "./run-sql.js";
-import { isFreshBuilder } from "./fresh-builders.js";
+import { cachedTexts, joinKey } from "./sql-texts.js";
 
 export const pageSuffix = (page: PageBy | null) => (page ? " LIMIT :ql_limit OFFSET :ql_offset" : "");
 export const pageParameters = (page: PageBy | null) =>
@@ -61,27 +61,11 @@ export async function both<A, B>(connection: Connection, first: Promise<A>, seco
   return Promise.all([first, second()]);
 }
 
-const sqlTextCache = new WeakMap<object, Map<string, { data: string; count: string }>>();
-const maxCachedTexts = 2000;
-
-/**
- * TypeORM's SQL text for the fragments. For a builder QueryLib made itself from a Repository the
- * text depends only on the entity and the fragments (never on values: those are parameters), so
- * it is cached per DataSource: a hit builds no TypeORM builder at all.
- */
+/** TypeORM's text of the page and COUNT statements for the fragments (see sql-texts.ts). */
 function filterTexts(base: SelectQueryBuilder<Literal>, connection: Connection, f: FilterFragments): { data: string; count: string } {
-  const build = () => {
+  const parts = ["filter", joinKey(f.joins), f.whereJoinCount, f.where, f.selects, f.orders.map((o) => [o.term, o.direction, o.nulls ?? null])];
+  return cachedTexts(base, connection, parts, () => {
     const { data, count } = filterBuilders(base, f);
     return { data: data.getQuery(), count: count.getQuery() };
-  };
-  if (!isFreshBuilder(base)) return build();
-  const key = `${String(base.expressionMap.mainAlias!.metadata.tablePath)}|${base.alias}|${f.joins.map((j) => `${j.inner ? "INNER" : "LEFT"} ${j.metadata.tablePath} ${j.alias} ${j.on}`).join(",")}|${f.whereJoinCount}|${f.where}|${f.selects.join(",")}|${f.orders.map((o) => `${o.term} ${o.direction} ${o.nulls ?? ""}`).join(",")}`;
-  let cache = sqlTextCache.get(connection.dataSource);
-  if (!cache) sqlTextCache.set(connection.dataSource, (cache = new Map()));
-  let hit = cache.get(key);
-  if (!hit) {
-    if (cache.size >= maxCachedTexts) cache.clear();
-    cache.set(key, (hit = build()));
-  }
-  return hit;
+  });
 }

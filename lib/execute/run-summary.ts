@@ -1,14 +1,15 @@
 // Executes a Summary plan. Result rows are plain objects: group keys under their names, then
 // aggregates under their aliases; counts, sums and averages are numbers on every dialect.
 import type { Driver, ObjectLiteral, SelectQueryBuilder } from "typeorm";
-import { compileSummary } from "../compile/compile-summary.js";
+import { compileSummaryFragments, summaryBuilders } from "../compile/compile-summary.js";
+import { cachedTexts, joinKey } from "./sql-texts.js";
 import { type Statement, toPositional } from "../compile/to-positional.js";
 import { Aggregator } from "../shapes/enums.js";
 import type { SummaryPlan } from "../plan/nodes.js";
 import { type SummaryResult, pagedResult } from "../shapes/results.js";
 import { hydrateValue } from "./materialize.js";
 import { both, pageParameters, pageSuffix } from "./run-filter.js";
-import { type Connection, describeStatement, runStatement, statementOf } from "./run-sql.js";
+import { type Connection, describeStatement, runStatement } from "./run-sql.js";
 
 const numericAggregators = new Set([Aggregator.Count, Aggregator.CountDistinct, Aggregator.Sumation, Aggregator.Average]);
 
@@ -32,10 +33,17 @@ export interface PreparedSummary {
 }
 
 export function prepareSummary(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: SummaryPlan): PreparedSummary {
-  const compiled = compileSummary(base, connection.dialect, plan);
+  const { dialect } = connection;
+  const f = compileSummaryFragments(base.alias, dialect, plan);
+  const parts = ["summary", joinKey(f.joins), f.where, f.selects, f.groupBy, f.having, f.orders.map((o) => [o.expression, o.direction])];
+  const texts = cachedTexts(base, connection, parts, () => {
+    const { data, count } = summaryBuilders(base, dialect, f);
+    return { data: data.getQuery(), count };
+  });
+  const parameters = { ...base.getParameters(), ...f.params };
   return {
-    data: statementOf(compiled.data, connection.dialect, pageSuffix(plan.page), pageParameters(plan.page)),
-    count: plan.page ? toPositional(compiled.count, compiled.countParameters, connection.dialect) : null,
+    data: toPositional(texts.data + pageSuffix(plan.page), { ...parameters, ...pageParameters(plan.page) }, dialect),
+    count: plan.page ? toPositional(texts.count, parameters, dialect) : null,
     plan,
   };
 }
