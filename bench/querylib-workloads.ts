@@ -239,7 +239,7 @@ export interface QueryLibWorkload {
   /** The JSON as a client sends it (a fresh object each call: QueryLib must not rely on identity). */
   shape: (counts: RowCounts) => unknown;
   /** Which build-only entry point applies (Segment has none in the API). */
-  build: "filter" | "summary" | null;
+  build: "filter" | "summary" | "segment" | null;
 }
 
 const customers = (ds: DataSource) => ds.getRepository(Customer) as unknown as Repository<ObjectLiteral>;
@@ -251,7 +251,7 @@ export const QUERYLIB_WORKLOADS: Record<WorkloadId, QueryLibWorkload> = {
   W3: { source: customers, shape: () => w3Filter(), build: "filter" },
   W4: { source: customers, shape: () => w4Filter(), build: "filter" },
   W5: { source: orders, shape: (counts) => w5Summary(counts), build: "summary" },
-  W6: { source: customers, shape: () => w6Segment(), build: null },
+  W6: { source: customers, shape: () => w6Segment(), build: "segment" },
   W7: { source: customers, shape: () => w7Filter(), build: "filter" },
 };
 
@@ -285,9 +285,10 @@ function everyCallNewShape(json: string): () => Record<string, unknown> {
   const next = everyCallNew(json);
   let n = 0;
   return () => {
-    const shape = next() as { conditionGroup?: { sort?: number } };
-    if (!shape.conditionGroup) throw new Error("a new shape per call needs a condition group");
-    shape.conditionGroup.sort = 1 + (n++ % 1_000_000);
+    const shape = next() as { conditionGroup?: { sort?: number }; conditionSets?: { conditionGroup: { sort?: number } }[] };
+    const group = shape.conditionGroup ?? shape.conditionSets?.[0]?.conditionGroup;
+    if (!group) throw new Error("a new shape per call needs a condition group");
+    group.sort = 1 + (n++ % 1_000_000);
     return shape;
   };
 }

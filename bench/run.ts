@@ -325,9 +325,17 @@ async function runWorkload(
 // ---------------------------------------------------------------------------------------------
 // Build-only
 
-const BUILD_IDS: WorkloadId[] = ["W1", "W2", "W3", "W4", "W7"];
+const BUILD_IDS: WorkloadId[] = ["W1", "W2", "W3", "W4", "W5", "W6", "W7"];
 /** Cold build-only (fresh DataSource per sample) for these. */
 const COLD_IDS: WorkloadId[] = ["W1", "W2", "W3", "W4"];
+
+/** A Summary is always sanitized in full (its group floor reads the Having's values): no shape to reuse. */
+function cacheColumn(variant: VariantName, id: WorkloadId): string {
+  if (variant.endsWith("-cached")) return "hit";
+  if (variant === "querylib-guarded") return QUERYLIB_WORKLOADS[id].build === "summary" ? "miss (a Summary is sanitized in full)" : "miss, shape reused";
+  if (variant === "querylib-guarded-new-shape") return "miss, new shape";
+  return "miss";
+}
 
 async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string, guardedSide: GuardedSide, options: Options): Promise<BuildResult[]> {
   const out: BuildResult[] = [];
@@ -393,6 +401,7 @@ async function runBuild(ctx: Ctx, api: QueryLibApi | null, querylibNote: string,
         stats: s,
         ratioTypeorm: s.p50 / typeorm.p50,
         ...(coldSamples?.length ? { cold: stats(coldSamples) } : {}),
+        ...(task.name === "typeorm" || task.name === "paginate" ? {} : { cache: cacheColumn(task.name as VariantName, id) }),
       });
     }
     out.push(...failed);
@@ -558,7 +567,7 @@ async function main(): Promise<void> {
       },
       querylib: loaded.note + (loaded.detail ? ` (${loaded.detail})` : ""),
       guarded: guardedModule.module
-        ? `applyPolicy over bench/guarded-domain.ts (own DataSource per dialect, synchronize: false); tenant stand-in tier = '${TENANT.tier}' (W5: status <> '${TENANT.hiddenOrderStatus}'); Partial(name), Email(contact.email), Hash(externalId), Tokenize(address.street, in-memory vault)`
+        ? `applyPolicy over bench/guarded-domain.ts (own DataSource per dialect, synchronize: false; SQLite: on the base DataSource's connection); tenant stand-in tier = '${TENANT.tier}' (W5: status <> '${TENANT.hiddenOrderStatus}'); Partial(name), Email(contact.email), Hash(externalId), Tokenize(address.street, in-memory vault)`
         : `skipped — ${guardedModule.note}`,
       options: {
         customers: options.customers,
