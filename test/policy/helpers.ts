@@ -145,3 +145,10 @@ export function assertTenant(rows: readonly Record<string, unknown>[], tenant = 
 
 /** Plain copies (own enumerable members), to compare typed results structurally. */
 export const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** Hits a cache counted while `action` runs (0 on the in-memory target, which has nothing to cache). */
+export async function hitsDuring(cache: { readonly stats: { readonly hits: number } }, action: () => Promise<unknown>): Promise<number> {
+  const before = cache.stats.hits;
+  await action();
+  return cache.stats.hits - before;
+}

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
 import { guardedPlans } from "../../lib/policy/guarded.js";
 import { Patient } from "./domain.js";
-import { type Guarded, type Shape, assertTenant, convenience, cond, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
+import { type Guarded, type Shape, hitsDuring, assertTenant, convenience, cond, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
 
 type Row = Record<string, unknown>;
@@ -19,22 +19,15 @@ async function run(ctx: PolicyTargetContext, context: QpPolicyContext, shape: un
   return (await ctx.guard(Patient, context).toListAsync(shape)) as unknown as Guarded<Row>;
 }
 
-/** Hits counted while `action` runs (0 on the in-memory target, which has nothing to cache). */
-async function hitsDuring(action: () => Promise<unknown>): Promise<number> {
-  const before = guardedPlans.stats.hits;
-  await action();
-  return guardedPlans.stats.hits - before;
-}
-
 forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
   const cached = ctx.target !== "memory";
 
   it("the same request again is a hit (kept from its second sighting) with the same rows, totals and trace; each trace is the result's own", async () => {
     const context = await tenantContext(convenience, "t-1");
     const first = await run(ctx, context, request());
-    assert.equal(await hitsDuring(() => run(ctx, context, request())), 0, "a request seen once is not kept");
+    assert.equal(await hitsDuring(guardedPlans, () => run(ctx, context, request())), 0, "a request seen once is not kept");
     let second!: Guarded<Row>;
-    assert.equal(await hitsDuring(async () => (second = await run(ctx, context, request()))), cached ? 1 : 0);
+    assert.equal(await hitsDuring(guardedPlans, async () => (second = await run(ctx, context, request()))), cached ? 1 : 0);
     assert.deepEqual(idsOf(second.data as { id: number }[]), idsOf(byId(t1)));
     assert.equal(second.totalCount, t1.length);
     assert.deepEqual(second.policy, first.policy);
@@ -69,7 +62,7 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
     const context = await tenantContext(convenience, "t-1");
     const allowed = whereShape(cond("mail", "Equal", [t1[0]!.email]));
     for (let i = 0; i < 2; i++) await run(ctx, context, allowed);
-    const hits = await hitsDuring(() => run(ctx, context, whereShape(cond("mail", "Equal", [t1[1]!.email]))));
+    const hits = await hitsDuring(guardedPlans, () => run(ctx, context, whereShape(cond("mail", "Equal", [t1[1]!.email]))));
     assert.equal(hits, 0);
     await assert.rejects(() => run(ctx, context, whereShape(cond("mail", "Contains", ["a"]))), (error: Error & { errorCode?: number }) => error.name === "PolicyException");
   });
@@ -77,7 +70,7 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
   it("a context value JSON cannot state exactly (a function) is never cached", async () => {
     const context = await convenience.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Tenant, "t-1").withValue("tenantId", "t-1").withValue("probe", () => "x"));
     for (let i = 0; i < 2; i++) await run(ctx, context, request());
-    assert.equal(await hitsDuring(() => run(ctx, context, request())), 0);
+    assert.equal(await hitsDuring(guardedPlans, () => run(ctx, context, request())), 0);
   });
 
   it("a cached Segment or Summary is never served to another tenant", async () => {
