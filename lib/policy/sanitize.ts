@@ -87,8 +87,8 @@ export class Sanitizer {
   private readonly conditions: CallerCondition[] = [];
   /** The caller's groupBy and having, checked in finish() before the group floor wraps the having. */
   private callerHaving: { groupBy: GroupBy; having: ConditionGroup } | null = null;
-  readonly renames: RenameTree = new Map();
-  readonly transforms: TransformTree = new Map();
+  renames: RenameTree = new Map();
+  transforms: TransformTree = new Map();
   /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
   floor: number;
 
@@ -338,10 +338,8 @@ export class Sanitizer {
 
   selects(selects: readonly string[] | null | undefined): string[] {
     const kept: string[] = [];
-    if (!selects) {
-      // The default projection: every root column the caller may select; the rest is left out.
-      for (const column of columnsOf(this.root.scope, this.root.target)) this.selectColumn(column.path, column.members, kept, "selects");
-    } else {
+    if (!selects) this.defaultProjection(kept);
+    else {
       selects.forEach((raw, i) => {
         const where = `selects[${i}]`;
         const ref = reference(this.root, raw, where);
@@ -364,6 +362,42 @@ export class Sanitizer {
       policyError(PolicyErrorCode.AllSelectsDenied, "every requested select was dropped by the policy; the query does not fall back to other fields", "selects");
     }
     return kept;
+  }
+
+  /**
+   * Every root column the caller may select; the rest is left out. It depends only on the
+   * decision table and the root, so it is worked out once per pair and replayed: the same
+   * columns, trace entries (copies), renames and transforms, and audit events (recorded anew).
+   * It runs before anything else renames or transforms (checked), so those trees are its alone.
+   */
+  private defaultProjection(kept: string[]): void {
+    const columnsOfRoot = columnsOf(this.root.scope, this.root.target);
+    if (this.renames.size > 0 || this.transforms.size > 0) {
+      for (const column of columnsOfRoot) this.selectColumn(column.path, column.members, kept, "selects");
+      return;
+    }
+    let byRoot = defaultProjections.get(this.decisions);
+    if (!byRoot) defaultProjections.set(this.decisions, (byRoot = new WeakMap()));
+    let known = byRoot.get(this.root);
+    if (!known) {
+      const [entries, audited] = [this.entries.length, this.audited.length];
+      const columns: string[] = [];
+      for (const column of columnsOfRoot) this.selectColumn(column.path, column.members, columns, "selects");
+      // Copies: the originals are this request's own trace and audit events, which the caller may change.
+      known = { columns, entries: this.entries.slice(entries).map(copyEntry), audited: this.audited.slice(audited).map((e) => ({ ...e })), renames: this.renames, transforms: this.transforms };
+      byRoot.set(this.root, known);
+    } else {
+      for (const entry of known.entries) this.entries.push(copyEntry(entry));
+      for (const event of known.audited) this.replayAudit(event);
+      [this.renames, this.transforms] = [known.renames, known.transforms];
+    }
+    kept.push(...known.columns);
+  }
+
+  private replayAudit(event: QpAuditEvent): void {
+    const copy = { ...event, at: new Date().toISOString(), subjects: this.context.subjects };
+    this.audited.push(copy);
+    if (this.audit) recordAudit(this.context.auditEvents, this.options.caps.maxAuditEvents, copy);
   }
 
   private selectColumn(path: string, members: readonly PolicyMember[], kept: string[], where: string): void {
@@ -464,6 +498,18 @@ export class Sanitizer {
     return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys, callerConditions: this.conditions };
   }
 }
+
+/** What the default projection did for a decision table and root (Sanitizer.defaultProjection). */
+interface DefaultProjection {
+  readonly columns: readonly string[];
+  readonly entries: readonly PolicyTraceEntry[];
+  readonly audited: readonly QpAuditEvent[];
+  readonly renames: RenameTree;
+  readonly transforms: TransformTree;
+}
+const defaultProjections = new WeakMap<DecisionTable, WeakMap<EntityModel, DefaultProjection>>();
+
+const copyEntry = (e: PolicyTraceEntry): PolicyTraceEntry => (e.transforms ? { ...e, transforms: e.transforms.map((t) => ({ ...t })) } : { ...e });
 
 /** Columns under a scope with the policy members on the way (embeddeds included). */
 type ScopeColumn = { readonly path: string; readonly members: readonly PolicyMember[] };

@@ -188,6 +188,21 @@ forEachPolicyTarget("Policy: sanitized shapes reused for other values", (ctx) =>
     }
   });
 
+  it("the default projection is worked out once per caller: other shapes without selects get a fresh engine's columns, trace and rows; a caller changing a trace changes no other", async () => {
+    const engine = engineWith({});
+    const context = await tenantContext(engine);
+    const shapes = [whereShape(cond("ward", "Equal", ["A"])), whereShape(cond("name", "StartsWith", ["Patient 1"])), { orders: [{ sort: 1, field: "id", direction: "Descending" }], page: { pageNumber: 2, pageSize: 4 } }];
+    for (const [i, shape] of [...shapes, ...shapes].entries()) {
+      const got = await run(ctx, context, shape);
+      const fresh = await run(ctx, await tenantContext(engineWith({})), shape);
+      assert.deepEqual(JSON.parse(JSON.stringify(got)), JSON.parse(JSON.stringify(fresh)), `request ${i}`);
+      assert.ok(got.policy.entries.some((e) => e.field === "mail" && e.feature === "Select"), JSON.stringify(got.policy.entries));
+      assert.ok(got.policy.entries.some((e) => e.field === "internalNote" && e.action === "Dropped"), "the unselectable column is traced as dropped");
+      for (const entry of got.policy.entries) Object.assign(entry, { field: "tampered", action: "Allowed" });
+      got.policy.entries.push({ ...got.policy.entries[0]!, field: "extra" });
+    }
+  });
+
   it("a Summary and a dry run are never reused (their checks read values)", async () => {
     const engine = engineWith({});
     const context = await tenantContext(engine);

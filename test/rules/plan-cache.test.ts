@@ -111,6 +111,22 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     assert.ok(events.some((x) => x.field === "audited" && x.feature === "Select"));
   });
 
+  it("requests of other shapes without selects record the default projection's audit events each time", async () => {
+    const e = newEngine();
+    const context = await prepare(e, role("auditor"));
+    const shapes = [where(cond("city", "Equal", ["Lima"])), where(cond("city", "Equal", ["Oslo"]), cond("id", "GreaterThan", [3], 2)), where(cond("id", "LessThan", [9]))];
+    const counts: number[] = [];
+    for (const shape of shapes) {
+      const before = context.auditEvents.length;
+      await runDynamic(ctx, context, shape);
+      const events = (context.auditEvents as QpAuditEvent[]).slice(before);
+      assert.ok(events.some((x) => x.field === "audited" && x.feature === "Select"), JSON.stringify(events));
+      assert.ok(events.every((x) => x.subjects.some((s) => s.kind === QpSubjectKind.Role && s.value === "auditor")));
+      counts.push(events.length);
+    }
+    assert.deepEqual(counts, [counts[0], counts[0], counts[0]], "each request records the same events");
+  });
+
   it("toStatementsAsync shows the caller's SQL and trace and records no audit event; toListAsync after it (a hit) records them", async () => {
     const e = newEngine();
     const context = await prepare(e);
