@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { ObjectLiteral, Repository } from "typeorm";
 import { toListAsync, toStatements } from "../../lib/index.js";
 import { Customer, Order } from "../domain/entities.js";
+import { keyOf } from "../../lib/execute/sql-texts.js";
 import { forEachTarget } from "../support/targets.js";
 
 type Shape = Record<string, unknown>;
@@ -73,5 +74,75 @@ forEachTarget("The SQL text cache: one fragment apart is another text", (ctx) =>
     assert.notEqual(orders.data.sql, customers.data.sql);
     assert.match(customers.data.sql, /customer/i);
     assert.deepEqual(toStatements(repository(), shape), orders);
+  });
+});
+
+describe("The SQL text cache key: one spelling per list of fragments", () => {
+  type Part = string | number | boolean | null | Part[];
+
+  /** Reads a key back into its parts: if this always works, no two lists share a key. */
+  function decode(key: string): Part[] {
+    let at = 0;
+    const list = (): Part[] => {
+      const parts: Part[] = [];
+      while (at < key.length && key[at] !== "]") {
+        if (key[at] === "[") {
+          at++;
+          parts.push(list());
+          assert.equal(key[at], "]");
+          at++;
+          continue;
+        }
+        const end = key.slice(at).search(/[:;]/) + at;
+        const head = key.slice(at, end);
+        if (key[end] === ":") {
+          const length = Number(head);
+          parts.push(key.slice(end + 1, end + 1 + length));
+          at = end + 1 + length;
+        } else {
+          parts.push(head === "null" ? null : head === "true" ? true : head === "false" ? false : Number(head));
+          at = end + 1;
+        }
+      }
+      return parts;
+    };
+    const parts = list();
+    assert.equal(at, key.length);
+    return parts;
+  }
+
+  it("decodes back to its parts for 2,000 random nested lists of awkward texts, numbers, booleans and nulls", () => {
+    let seed = 11;
+    const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    const texts = ["", ":", ";", "[", "]", "1:", "3:abc", "a,b", "a|b", "\"x\"", "12;", "é😀", "null", "true", "-1"];
+    const randomPart = (depth: number): Part => {
+      const r = next();
+      if (r < 0.15 && depth < 3) return Array.from({ length: Math.floor(next() * 4) }, () => randomPart(depth + 1));
+      if (r < 0.75) return Array.from({ length: 1 + Math.floor(next() * 3) }, () => texts[Math.floor(next() * texts.length)]).join("");
+      if (r < 0.85) return Math.floor(next() * 200) - 50;
+      if (r < 0.93) return next() < 0.5;
+      return null;
+    };
+    const keys = new Map<string, string>();
+    for (let i = 0; i < 2000; i++) {
+      const parts = Array.from({ length: 1 + Math.floor(next() * 6) }, () => randomPart(0));
+      const key = keyOf(parts);
+      assert.deepEqual(decode(key), parts, key);
+      const seen = keys.get(key);
+      assert.ok(seen === undefined || seen === JSON.stringify(parts), `two lists share ${key}`);
+      keys.set(key, JSON.stringify(parts));
+    }
+  });
+
+  it("keeps apart lists that a plain join would merge", () => {
+    const pairs: [Part[], Part[]][] = [
+      [["a,b"], ["a", "b"]],
+      [["a|b", "c"], ["a", "b|c"]],
+      [[["x"], "y"], [["x", "y"]]],
+      [["1"], [1]],
+      [["null"], [null]],
+      [[""], []],
+    ];
+    for (const [one, other] of pairs) assert.notEqual(keyOf(one), keyOf(other), JSON.stringify([one, other]));
   });
 });
