@@ -21,7 +21,7 @@ import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, saniti
 import { applyRenames, renameKeys } from "./renames.js";
 import { applyTransforms } from "../transform/apply.js";
 import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
-import type { PolicyTrace } from "./trace.js";
+import { type PolicyTrace, copyTrace } from "./trace.js";
 
 export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
@@ -62,12 +62,6 @@ function guardedKey(decisions: DecisionTable, values: string | null, kind: Shape
   if (tableId === undefined) tableIds.set(decisions, (tableId = nextTableId++));
   return `${kind}|${tableId}|${getQueryString ? 1 : 0}|${values}|${request}`;
 }
-
-/** The cached trace is the caller's to keep: each result gets its own copy. */
-const copyTrace = (trace: PolicyTrace): PolicyTrace => ({
-  ...trace,
-  entries: trace.entries.map((e) => (e.transforms ? { ...e, transforms: e.transforms.map((t) => ({ ...t })) } : { ...e })),
-});
 
 async function finish<R extends FilterResult<unknown>>(result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext): Promise<R & { policy: PolicyTrace }> {
   const rows = result.data as Record<string, unknown>[];

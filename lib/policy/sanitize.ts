@@ -19,7 +19,7 @@ import { checkAliasCollisions, classPolicyOf, describeSource, forcedSourceOf } f
 import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
-import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
+import { type PolicyTrace, type PolicyTraceEntry, copyEntry } from "./trace.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
@@ -509,7 +509,6 @@ interface DefaultProjection {
 }
 const defaultProjections = new WeakMap<DecisionTable, WeakMap<EntityModel, DefaultProjection>>();
 
-const copyEntry = (e: PolicyTraceEntry): PolicyTraceEntry => (e.transforms ? { ...e, transforms: e.transforms.map((t) => ({ ...t })) } : { ...e });
 
 /** Columns under a scope with the policy members on the way (embeddeds included). */
 type ScopeColumn = { readonly path: string; readonly members: readonly PolicyMember[] };

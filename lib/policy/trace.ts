@@ -24,3 +24,9 @@ export interface PolicyTrace {
   readonly cost: number;
   readonly entries: PolicyTraceEntry[];
 }
+
+/** An entry a caller may change without touching the one it was copied from. */
+export const copyEntry = (e: PolicyTraceEntry): PolicyTraceEntry => (e.transforms ? { ...e, transforms: e.transforms.map((t) => ({ ...t })) } : { ...e });
+
+/** A trace of its own for each result: a cached plan's trace is shared. */
+export const copyTrace = (trace: PolicyTrace): PolicyTrace => ({ ...trace, entries: trace.entries.map(copyEntry) });
