@@ -249,7 +249,7 @@ export async function openGuardedDataSource(base: DataSource): Promise<DataSourc
  * SQLite: the guarded DataSource runs on the base DataSource's own connection, as it would in an
  * application (one DataSource holding every entity). A second connection to the file has its own
  * page cache, which the interleaved rounds leave cold: measured on W1, its queries took 1.35 ms
- * there against 1.06 ms on the shared connection, a handicap of the benchmark, not of the policy.
+ * there against 0.99 ms on the shared connection, a handicap of the benchmark, not of the policy.
  * TypeORM's driver option is the better-sqlite3 constructor; this one hands back the base's
  * connection, whose `close` it leaves to the base.
  */
