@@ -1,4 +1,4 @@
-// Prepared Filters cached by request. A Filter whose JSON was seen before, on the same entity of
+// Prepared shapes (Filters, Segments, Summaries) cached by request. A shape whose JSON was seen before, on the same entity of
 // the same DataSource (and, under a guard, the same decisions and context values), skips parse,
 // sanitize, plan and compile: its statements are reused as they are, values included. The key
 // is the request's exact content, so a cached entry can only ever answer the request it was

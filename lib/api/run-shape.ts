@@ -44,7 +44,6 @@ export function statementsOf(prepared: PreparedShape): ShapeStatements {
   return { data, count };
 }
 
-
 export function runParsedInMemory<T>(rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> | SummaryResult {
   const data = rows as unknown as Row[];
   if (kind === "segment") return runSegmentInMemory<T>(data, buildSegmentPlan(model, shape as Segment), getQueryString, options);
