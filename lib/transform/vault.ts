@@ -33,7 +33,8 @@ export class QpInMemoryTokenVault implements IQpTokenVault {
     if (!tokens) this.scopes.set(scope, (tokens = new Map()));
     const result = new Map<string, string>();
     for (const value of new Set(values)) {
-      const digest = vaultDigest(this.key, scope, value);
+      // The same digest as the stores', kept in the compact form: this map never leaves the process.
+      const digest = this.key.compact(`${scope}\u0000${value}`);
       let token = tokens.get(digest);
       if (!token) tokens.set(digest, (token = newToken()));
       result.set(value, token);

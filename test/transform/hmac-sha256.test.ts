@@ -94,6 +94,19 @@ describe("HmacSha256: node:crypto's HMAC-SHA256, byte for byte", () => {
     expect(hmac("salt-salt-salt-1", "z".repeat(1000))).to.equal(nodeHmac("salt-salt-salt-1", "z".repeat(1000)).slice(0, 32));
   });
 
+  it("gives the compact form of the same digest: 16 units, each 16 bits of it, inline and past the limit", () => {
+    const next = random(16);
+    const key = new HmacSha256("compact-key-000000");
+    const fromHex = (hex: string) => String.fromCharCode(...Array.from({ length: 16 }, (_, i) => parseInt(hex.slice(i * 4, i * 4 + 4), 16)));
+    for (const units of [0, 1, 30, 55, 56, 120, maxInlineLength, maxInlineLength + 1, 600]) {
+      for (const text of ["q".repeat(units), textOf(units, next)]) {
+        const compact = key.compact(text);
+        expect(compact).to.have.length(16);
+        expect(compact, `${units} units`).to.equal(fromHex(nodeHmac("compact-key-000000", text)));
+      }
+    }
+  });
+
   it("gives vaults the digest they stored before: HMAC over scope, a NUL and the value, in three updates", () => {
     const next = random(7);
     const key = randomBytes(32);

@@ -38,6 +38,17 @@ describe("Token vaults", () => {
     await contractOf(() => new QpInMemoryTokenVault(), `mem-${run}`);
   });
 
+  it("in memory: values apart only past the inline HMAC limit, or only in the last unit, get tokens of their own", async () => {
+    const vault = new QpInMemoryTokenVault();
+    const long = "x".repeat(300);
+    const values = [long, `${long}a`, `${long}b`, "street 1", "street 2", "street 1\u0000", "ü", "u"];
+    const first = await vault.tokenize("s", values);
+    expect(new Set(first.values()).size).to.equal(values.length);
+    expect(vault.size("s")).to.equal(values.length);
+    const again = await vault.tokenize("s", [...values].reverse());
+    for (const value of values) expect(again.get(value), JSON.stringify(value)).to.equal(first.get(value));
+  });
+
   describe("Redis (127.0.0.1:6379)", () => {
     let client: Redis;
     before(async function () {
