@@ -126,6 +126,46 @@ export class HmacSha256 {
 
   /** HMAC of a value of at most `maxInlineLength` units, left in `state`. */
   private digest(text: string): void {
+    if (!this.innerAscii(text)) this.innerUtf8(text);
+    // Outer: the inner digest, 0x80, zeros, bit length 768 (one key block + 32 bytes).
+    for (let i = 0; i < 8; i++) w[i] = state[i]!;
+    w[8] = 0x80000000;
+    w.fill(0, 9, 15);
+    w[15] = 768;
+    state.set(this.outer);
+    compress(state);
+  }
+
+  /**
+   * The inner hash of an ASCII text of up to 55 characters (most masked values: ids, codes,
+   * names), written straight into one block's words: no encoder call, no byte buffer. False for
+   * anything else, which `innerUtf8` takes.
+   */
+  private innerAscii(text: string): boolean {
+    const length = text.length;
+    if (length > 55) return false;
+    let word = 0;
+    let i = 0;
+    for (; i < length; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0x7f) return false;
+      word = (word << 8) | c;
+      if ((i & 3) === 3) {
+        w[i >>> 2] = word;
+        word = 0;
+      }
+    }
+    // 0x80 right after the text, zeros up to the last word: the bit length of key block + text.
+    w[i >>> 2] = ((word << 8) | 0x80) << ((3 - (i & 3)) * 8);
+    for (let k = (i >>> 2) + 1; k < 15; k++) w[k] = 0;
+    w[15] = (64 + length) * 8;
+    state.set(this.inner);
+    compress(state);
+    return true;
+  }
+
+  /** The inner hash of any text (UTF-8, lone surrogates as U+FFFD), one or more blocks. */
+  private innerUtf8(text: string): void {
     const length = encoder.encodeInto(text, message).written;
     // Padding: 0x80, zeros, then the bit length of key block + text as a 64-bit big-endian number.
     const blocks = (length + 72) >>> 6;
@@ -142,12 +182,5 @@ export class HmacSha256 {
       loadBlock(message, offset);
       compress(state);
     }
-    // Outer: the inner digest, 0x80, zeros, bit length 768 (one key block + 32 bytes).
-    for (let i = 0; i < 8; i++) w[i] = state[i]!;
-    w[8] = 0x80000000;
-    w.fill(0, 9, 15);
-    w[15] = 768;
-    state.set(this.outer);
-    compress(state);
   }
 }
