@@ -9,6 +9,17 @@ import type { Hop } from "../resolve/resolved-path.js";
 import type { SqlDialect } from "./dialects.js";
 import { Codes, fail } from "../errors/codes.js";
 
+/** `ql_<n>`, `:ql_<n>` and SQLite's numeric form, made once per position instead of once per value. */
+const parameterTexts: { name: string; placeholder: string; numeric: string }[] = [];
+function parameterText(position: number) {
+  let texts = parameterTexts[position];
+  if (!texts) {
+    const name = `ql_${position}`;
+    parameterTexts[position] = texts = { name, placeholder: `:${name}`, numeric: `CAST(:${name} AS NUMERIC)` };
+  }
+  return texts;
+}
+
 export class SqlWriter {
   /** Named parameters (`:ql_0`, …); positions are assigned when the statement is finished. */
   readonly params: Record<string, unknown> = {};
@@ -18,15 +29,15 @@ export class SqlWriter {
   constructor(readonly dialect: SqlDialect) {}
 
   param(value: unknown): string {
-    const name = `ql_${this.paramCount++}`;
+    const texts = parameterText(this.paramCount++);
     // TypeORM writes numbers into SQLite's SQL text when it binds a builder's parameters;
     // bound as text and cast back, a number stays a parameter however the builder is run.
     if (typeof value === "number" && this.dialect.name === "sqlite") {
-      this.params[name] = String(value);
-      return `CAST(:${name} AS NUMERIC)`;
+      this.params[texts.name] = String(value);
+      return texts.numeric;
     }
-    this.params[name] = value;
-    return `:${name}`;
+    this.params[texts.name] = value;
+    return texts.placeholder;
   }
 
   /** Table aliases of QueryLib's own joins and subqueries; never taken from the request. */

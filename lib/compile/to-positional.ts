@@ -7,6 +7,19 @@ export interface Statement {
   readonly parameters: readonly unknown[];
 }
 
+/**
+ * Named values from several objects, a later one winning over an earlier one (a builder's own,
+ * then QueryLib's, then the page's): read where they are, never merged into a new object, which
+ * for a request of many conditions cost more than the lookups.
+ */
+export type ParameterSources = readonly Readonly<Record<string, unknown>>[];
+
+/** The last source that has `name` as its own member, or undefined. */
+function sourceOf(sources: ParameterSources, name: string): Readonly<Record<string, unknown>> | undefined {
+  for (let i = sources.length - 1; i >= 0; i--) if (Object.prototype.hasOwnProperty.call(sources[i], name)) return sources[i];
+  return undefined;
+}
+
 const namedParameter = /:(\.\.\.)?([A-Za-z0-9_.]+)/g;
 
 /** A text's parameter names in order (null where a name is spread), and its positional form per dialect. */
@@ -23,7 +36,7 @@ const maxTemplates = 2000;
  * placeholders are found once per text. Only when every `:name` is a plain value of this call;
  * a spread list, a raw-SQL function or a name that is no parameter goes the general way.
  */
-function fromTemplate(sql: string, named: Readonly<Record<string, unknown>>, dialect: SqlDialect): Statement | null {
+function fromTemplate(sql: string, sources: ParameterSources, dialect: SqlDialect): Statement | null {
   let template = templates.get(sql);
   if (!template) {
     if (templates.size >= maxTemplates) templates.clear();
@@ -33,8 +46,9 @@ function fromTemplate(sql: string, named: Readonly<Record<string, unknown>>, dia
   const parameters: unknown[] = new Array(template.names.length);
   for (let i = 0; i < template.names.length; i++) {
     const name = template.names[i];
-    if (name === null || !Object.prototype.hasOwnProperty.call(named, name)) return null;
-    const value = named[name];
+    const source = name === null ? undefined : sourceOf(sources, name);
+    if (source === undefined) return null;
+    const value = source[name!];
     if (Array.isArray(value) || typeof value === "function") return null;
     parameters[i] = driverValue(value, dialect);
   }
@@ -47,8 +61,8 @@ function fromTemplate(sql: string, named: Readonly<Record<string, unknown>>, dia
   return { sql: text, parameters };
 }
 
-export function toPositional(sql: string, named: Readonly<Record<string, unknown>>, dialect: SqlDialect): Statement {
-  const fast = fromTemplate(sql, named, dialect);
+export function toPositional(sql: string, sources: ParameterSources, dialect: SqlDialect): Statement {
+  const fast = fromTemplate(sql, sources, dialect);
   if (fast) return fast;
   const parameters: unknown[] = [];
   const push = (value: unknown) => {
@@ -56,8 +70,9 @@ export function toPositional(sql: string, named: Readonly<Record<string, unknown
     return dialect.placeholder(parameters.length);
   };
   const text = sql.replace(namedParameter, (whole, spread: string | undefined, key: string) => {
-    if (!Object.prototype.hasOwnProperty.call(named, key)) return whole;
-    const value = named[key];
+    const source = sourceOf(sources, key);
+    if (source === undefined) return whole;
+    const value = source[key];
     if (spread) return (value as unknown[]).map(push).join(", ");
     // TypeORM's convention for raw SQL parameters (used by hosts' own builders, never by QueryLib).
     if (typeof value === "function") return (value as () => string)();

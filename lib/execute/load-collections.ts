@@ -58,5 +58,5 @@ async function loadChunk(connection: Connection, hop: Parameters<typeof collecti
   selectProjection(selected, scope, child, []);
   const order = hop.to.primaryKeys.map((k) => `${writer.column(alias, columnMetadataOf(k))} ASC`).join(", ");
   const sql = `SELECT ${selected.join(", ")}, ${childKeys[0]} AS ${writer.ref("ql_parent")} FROM ${from}${scope.joinSql()} WHERE ${childKeys[0]} IN (:...ql_keys) ORDER BY ${order}`;
-  return runStatement(connection, toPositional(sql, { ...writer.params, ql_keys: keys }, connection.dialect));
+  return runStatement(connection, toPositional(sql, [writer.params, { ql_keys: keys }], connection.dialect));
 }

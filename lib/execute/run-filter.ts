@@ -14,7 +14,15 @@ import { materialize } from "./materialize.js";
 import { type Connection, describeStatement, runStatement } from "./run-sql.js";
 import { cachedTexts, joinKey } from "./sql-texts.js";
 
-export const pageSuffix = (page: PageBy | null) => (page ? " LIMIT :ql_limit OFFSET :ql_offset" : "");
+const limitOffset = " LIMIT :ql_limit OFFSET :ql_offset";
+export const pageSuffix = (page: PageBy | null) => (page ? limitOffset : "");
+
+/**
+ * A statement's text with and without the page suffix, both kept with the cached text: the same
+ * string object on every call, so its hash is computed once (a text joined per call is hashed
+ * anew on every positional-template lookup).
+ */
+export const withPaged = <T extends { data: string }>(texts: T): T & { paged: string } => ({ ...texts, paged: texts.data + limitOffset });
 export const pageParameters = (page: PageBy | null) =>
   page ? { ql_limit: page.pageSize, ql_offset: (page.pageNumber - 1) * page.pageSize } : {};
 
@@ -32,9 +40,9 @@ export interface PreparedFilter {
 export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: FilterPlan, rawWhere?: RawWhere, segment = false): PreparedFilter {
   const fragments = compileFilterFragments(base.alias, connection.dialect, plan, rawWhere);
   const texts = filterTexts(base, connection, fragments);
-  const parameters = { ...base.getParameters(), ...fragments.params };
+  const parameters = [base.getParameters(), fragments.params];
   return {
-    data: toPositional(texts.data + pageSuffix(plan.page), { ...parameters, ...pageParameters(plan.page) }, connection.dialect),
+    data: toPositional(plan.page ? texts.paged : texts.data, [...parameters, pageParameters(plan.page)], connection.dialect),
     count: plan.page ? toPositional(texts.count, parameters, connection.dialect) : null,
     projection: fragments.projection,
     page: plan.page,
@@ -62,10 +70,10 @@ export async function both<A, B>(connection: Connection, first: Promise<A>, seco
 }
 
 /** TypeORM's text of the page and COUNT statements for the fragments (see sql-texts.ts). */
-function filterTexts(base: SelectQueryBuilder<Literal>, connection: Connection, f: FilterFragments): { data: string; count: string } {
+function filterTexts(base: SelectQueryBuilder<Literal>, connection: Connection, f: FilterFragments): { data: string; paged: string; count: string } {
   const parts = ["filter", joinKey(f.joins), f.whereJoinCount, f.where, f.selects, f.orders.map((o) => [o.term, o.direction, o.nulls ?? null])];
   return cachedTexts(base, connection, parts, () => {
     const { data, count } = filterBuilders(base, f);
-    return { data: data.getQuery(), count: count.getQuery() };
+    return withPaged({ data: data.getQuery(), count: count.getQuery() });
   });
 }

@@ -10,7 +10,7 @@ export interface Connection {
 }
 
 export function statementOf(qb: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, suffix = "", extra: Record<string, unknown> = {}): Statement {
-  return toPositional(qb.getQuery() + suffix, { ...qb.getParameters(), ...extra }, dialect);
+  return toPositional(qb.getQuery() + suffix, [qb.getParameters(), extra], dialect);
 }
 
 export async function runStatement(connection: Connection, statement: Statement): Promise<Record<string, unknown>[]> {

@@ -8,7 +8,7 @@ import { Aggregator } from "../shapes/enums.js";
 import type { SummaryPlan } from "../plan/nodes.js";
 import { type SummaryResult, pagedResult } from "../shapes/results.js";
 import { hydrateValue } from "./materialize.js";
-import { both, pageParameters, pageSuffix } from "./run-filter.js";
+import { both, pageParameters, withPaged } from "./run-filter.js";
 import { type Connection, describeStatement, runStatement } from "./run-sql.js";
 
 const numericAggregators = new Set([Aggregator.Count, Aggregator.CountDistinct, Aggregator.Sumation, Aggregator.Average]);
@@ -38,11 +38,11 @@ export function prepareSummary(base: SelectQueryBuilder<ObjectLiteral>, connecti
   const parts = ["summary", joinKey(f.joins), f.where, f.selects, f.groupBy, f.having, f.orders.map((o) => [o.expression, o.direction])];
   const texts = cachedTexts(base, connection, parts, () => {
     const { data, count } = summaryBuilders(base, dialect, f);
-    return { data: data.getQuery(), count };
+    return withPaged({ data: data.getQuery(), count });
   });
-  const parameters = { ...base.getParameters(), ...f.params };
+  const parameters = [base.getParameters(), f.params];
   return {
-    data: toPositional(texts.data + pageSuffix(plan.page), { ...parameters, ...pageParameters(plan.page) }, dialect),
+    data: toPositional(plan.page ? texts.paged : texts.data, [...parameters, pageParameters(plan.page)], dialect),
     count: plan.page ? toPositional(texts.count, parameters, dialect) : null,
     plan,
   };
