@@ -9,6 +9,7 @@ import type { DataSource } from "typeorm";
 import type { Filter } from "../shapes/shapes.js";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
 import { sanitize } from "./guarded.js";
+import { copyTrace } from "./trace.js";
 import { type DecisionTable, decisionTable } from "./decision-table.js";
 import { checkRuleTarget } from "./rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
@@ -76,7 +77,7 @@ export class QpPolicyEngine {
   simulateAsync(entity: string, filter: unknown, context: QpPolicyContext, dataSource: DataSource): Promise<SimulateResponse> {
     return simulateOf(this, async (model, parsed) => {
       const sanitized = await sanitize(this, context, model, "filter", parsed, false, false);
-      return { shape: sanitized.shape as Filter, trace: sanitized.trace };
+      return { shape: sanitized.shape as Filter, trace: copyTrace(sanitized.trace) };
     }, entity, filter, dataSource);
   }
 

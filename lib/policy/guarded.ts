@@ -27,6 +27,7 @@ export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
 }
 
+/** Sanitizes a parsed request. Its trace may share entries with the engine's memos: hand out only copyTrace(trace). */
 export async function sanitize(engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true, decisions?: DecisionTable): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
   const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
   sanitizer.audit = audit;
@@ -159,7 +160,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const rows = this.source as readonly T[];
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString);
-    return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, sanitized, this.engine, this.context);
+    return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
   }
 
   /** Filter, Segment or Summary, told apart by their members. */

@@ -19,7 +19,7 @@ import { checkAliasCollisions, classPolicyOf, describeSource, forcedSourceOf } f
 import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
-import { type PolicyTrace, type PolicyTraceEntry, copyEntry } from "./trace.js";
+import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
@@ -367,8 +367,10 @@ export class Sanitizer {
   /**
    * Every root column the caller may select; the rest is left out. It depends only on the
    * decision table and the root, so it is worked out once per pair and replayed: the same
-   * columns, trace entries (copies), renames and transforms, and audit events (recorded anew).
-   * It runs before anything else renames or transforms (checked), so those trees are its alone.
+   * columns, trace entries, renames and transforms, and audit events (recorded anew). The
+   * entries are the memo's own objects: a sanitized trace is never handed to a caller as it is
+   * (every hand-out goes through copyTrace). It runs before anything else renames or transforms
+   * (checked), so those trees are its alone.
    */
   private defaultProjection(kept: string[]): void {
     const columnsOfRoot = columnsOf(this.root.scope, this.root.target);
@@ -383,11 +385,11 @@ export class Sanitizer {
       const [entries, audited] = [this.entries.length, this.audited.length];
       const columns: string[] = [];
       for (const column of columnsOfRoot) this.selectColumn(column.path, column.members, columns, "selects");
-      // Copies: the originals are this request's own trace and audit events, which the caller may change.
-      known = { columns, entries: this.entries.slice(entries).map(copyEntry), audited: this.audited.slice(audited).map((e) => ({ ...e })), renames: this.renames, transforms: this.transforms };
+      // The audit events are copies: the originals are recorded on this caller's context, which the caller may change.
+      known = { columns, entries: this.entries.slice(entries), audited: this.audited.slice(audited).map((e) => ({ ...e })), renames: this.renames, transforms: this.transforms };
       byRoot.set(this.root, known);
     } else {
-      for (const entry of known.entries) this.entries.push(copyEntry(entry));
+      this.entries.push(...known.entries);
       for (const event of known.audited) this.replayAudit(event);
       [this.renames, this.transforms] = [known.renames, known.transforms];
     }

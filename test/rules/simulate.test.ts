@@ -102,6 +102,18 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       assert.deepEqual(rows.map((r) => Number(Object.values(r)[0])), expectedIds, JSON.stringify(rows.slice(0, 2)));
     });
 
+    it("hands out a trace of its own: changing one response's trace (default projection included) changes no later one", async () => {
+      const context = await prepare(e);
+      const noSelects = { conditionGroup: limaNotA1.conditionGroup };
+      const first = await e.simulateAsync(STAFF, noSelects, context, dataSource);
+      const before = JSON.stringify(first.policy);
+      assert.ok(first.policy.entries.some((x) => x.feature === "Select"), "the default projection is traced");
+      for (const entry of first.policy.entries) Object.assign(entry, { field: "tampered", action: PolicyAction.Allowed });
+      for (const response of [await e.simulateAsync(STAFF, noSelects, context, dataSource), await e.simulateAsync(STAFF, noSelects, await prepare(e), dataSource)]) {
+        assert.equal(JSON.stringify(response.policy), before);
+      }
+    });
+
     it("control: the same filter as a guarded query runs statements and records audit events", async () => {
       const context = await prepare(e);
       const p = probe(dataSource);
