@@ -336,9 +336,17 @@ export class Sanitizer {
     return page;
   }
 
-  selects(selects: readonly string[] | null | undefined): string[] {
+  /**
+   * The columns the caller may read: a select list, or null for every column of the root, which
+   * is what the default projection comes to when the policy leaves out none of them (the planner
+   * then reads the whole root as an unguarded request does, without resolving each path again).
+   */
+  selects(selects: readonly string[] | null | undefined): string[] | null {
     const kept: string[] = [];
-    if (!selects) this.defaultProjection(kept);
+    if (!selects) {
+      this.defaultProjection(kept);
+      if (kept.length === columnsOf(this.root.scope, this.root.target).length) return null;
+    }
     else {
       selects.forEach((raw, i) => {
         const where = `selects[${i}]`;
