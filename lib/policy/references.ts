@@ -1,6 +1,7 @@
 // Field references under a guard: a path is read segment by segment against each class's
 // aliases and members, so a case variant, an alias or any navigation path that reaches a
 // member is the same member, with the same decision.
+import { qpRegistry } from "../../decorators/registry.js";
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { EntityModel, Member, MemberScope } from "../model/entity-model.js";
@@ -32,7 +33,29 @@ export function policyMember(owner: Function, scope: MemberScope, member: Member
   return { owner, member, policy, publicName: policy?.alias ?? member.name };
 }
 
+/**
+ * References already resolved, per root model and text as the caller wrote it: a path resolves
+ * the same way until the decorator registry changes (its change count keys the memo). Only
+ * successful ones are kept, never a failure (its message names where it was written), and at
+ * most `maxReferences` per root, since case variants of one path are each a text of their own.
+ */
+const references = new WeakMap<EntityModel, { version: number; byText: Map<string, Reference> }>();
+const maxReferences = 256;
+
+/** The member a field path names under a guard (aliases, case variants, navigations); shared and never to be changed. */
 export function reference(root: EntityModel, raw: string | null | undefined, where: string): Reference {
+  let memo = references.get(root);
+  if (!memo || memo.version !== qpRegistry.changeCount) references.set(root, (memo = { version: qpRegistry.changeCount, byText: new Map() }));
+  let known = typeof raw === "string" ? memo.byText.get(raw) : undefined;
+  if (known === undefined) {
+    known = resolveReference(root, raw, where);
+    if (memo.byText.size >= maxReferences) memo.byText.clear();
+    memo.byText.set(raw!, known);
+  }
+  return known;
+}
+
+function resolveReference(root: EntityModel, raw: string | null | undefined, where: string): Reference {
   if (raw === null || raw === undefined || raw.trim() === "") fail(Codes.InvalidField, "a field path is required", where);
   const segments = raw.split(".").map((s) => s.trim()).filter((s) => s !== "");
   let scope = root.scope;
