@@ -76,16 +76,31 @@ export function requestOf(key: string): unknown {
   return key.startsWith("s") ? key.slice(1) : JSON.parse(key.slice(1));
 }
 
-/** The context's named values in name order, with the same rules as requestKey; a Date by its instant. */
+/**
+ * The context's named values in name order, each spelled so that no other value reads the same:
+ * names and texts by their length, then a tag per type (s text, n number, b boolean, z null,
+ * D a Date's instant, j any other JSON value exactly, by requestKey's rules); null for anything
+ * else (never cached).
+ */
 export function valuesKey(values: ReadonlyMap<string, unknown>): string | null {
-  const parts: string[] = [];
+  let key = "";
   for (const name of [...values.keys()].sort()) {
     const value = values.get(name);
-    if (value instanceof Date) parts.push(`${JSON.stringify(name)}=D${value.toISOString()}`);
-    else if (jsonExact(value, 0)) parts.push(`${JSON.stringify(name)}=${JSON.stringify(value)}`);
-    else return null;
+    key += `${name.length}:${name}`;
+    if (typeof value === "string") key += `s${value.length}:${value}`;
+    else if (typeof value === "boolean") key += value ? "b1" : "b0";
+    else if (value === null) key += "z";
+    else if (value instanceof Date) {
+      if (Number.isNaN(value.getTime())) return null;
+      const instant = value.toISOString();
+      key += `D${instant.length}:${instant}`;
+    } else if (jsonExact(value, 0)) {
+      // Finite numbers (not -0) and plain arrays and objects: JSON says them exactly.
+      const json = JSON.stringify(value);
+      key += typeof value === "number" ? `n${json};` : `j${json.length}:${json}`;
+    } else return null;
   }
-  return parts.join(";");
+  return key;
 }
 
 const maxDepth = 64;

@@ -14,6 +14,7 @@ import type { Condition, ConditionGroup, Filter, Segment } from "../shapes/shape
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import { checkFilterShape, checkSegmentShape } from "../validate/shape-checks.js";
+import { keyOf } from "../execute/sql-texts.js";
 import type { QpAuditEvent } from "./audit.js";
 import { type CallerCondition, type SanitizeResult, checkConditionValues } from "./sanitize.js";
 
@@ -32,16 +33,18 @@ const stripGroup = (group: ConditionGroup): Stripped => [
   group.subConditionGroups.map(stripGroup),
 ];
 
-/** Everything of a parsed Filter or Segment but its values and page numbers; null for a Summary. */
+const stripOrders = (orders: Filter["orders"]): Stripped | null => (orders ? orders.map((o) => [o.sort, o.field, o.direction]) : null);
+
+/** Everything of a parsed Filter or Segment but its values and page numbers (keyOf's unambiguous spelling); null for a Summary. */
 export function shapeKeyOf(kind: ShapeKind, parsed: unknown): string | null {
   if (kind === "filter") {
     const filter = parsed as Filter;
-    return JSON.stringify(["f", filter.conditionGroup ? stripGroup(filter.conditionGroup) : null, filter.orders ?? null, filter.selects ?? null, filter.page ? 1 : 0]);
+    return keyOf(["f", filter.conditionGroup ? stripGroup(filter.conditionGroup) : null, stripOrders(filter.orders), filter.selects ?? null, filter.page ? 1 : 0]);
   }
   if (kind === "segment") {
     const segment = parsed as Segment;
     const sets = segment.conditionSets.map((set) => [set.sort, set.intersection, stripGroup(set.conditionGroup)]);
-    return JSON.stringify(["s", sets, segment.orders ?? null, segment.selects ?? null, segment.page ? 1 : 0]);
+    return keyOf(["s", sets, stripOrders(segment.orders), segment.selects ?? null, segment.page ? 1 : 0]);
   }
   return null;
 }

@@ -59,6 +59,41 @@ describe("Plan cache: request keys", () => {
     assert.equal(valuesKey(new Map([["d", new Date(0)]])), valuesKey(new Map([["d", new Date(0)]])));
     assert.notEqual(valuesKey(new Map([["d", new Date(0)]])), valuesKey(new Map([["d", new Date(1)]])));
     assert.equal(valuesKey(new Map([["f", () => 1]])), null);
+    assert.equal(valuesKey(new Map([["d", new Date(NaN)]])), null);
+    assert.equal(valuesKey(new Map([["z", -0]])), null);
+  });
+
+  it("context values: two sets get one key only when they hold the same names with the same values", () => {
+    // Values whose texts look alike, names and texts holding the key's own punctuation, and
+    // sets whose entries could run into each other if the spelling were not unambiguous.
+    const values: unknown[] = [
+      "1", 1, 1.5, "1.5", true, "true", "b1", false, null, "null", "z", "", " ", "s1:x", "x;", "n1;", "é", "😀",
+      new Date(0), "1970-01-01T00:00:00.000Z", new Date(8.64e15), [1], ["1"], [], {}, { a: 1 }, { a: "1" }, [null], "[1]", '{"a":1}',
+    ];
+    const names = ["a", "b", "a=", "1:a", "s", ""];
+    const sets: [string, unknown][][] = [[]];
+    for (const name of names) for (const value of values) sets.push([[name, value]]);
+    for (let i = 0; i < values.length; i++) for (let j = 0; j < values.length; j += 3) sets.push([["a", values[i]], ["b", values[j]]]);
+    // Every pair over a small alphabet of the key's own letters, digits and punctuation: a
+    // spelling that dropped a length or a tag would let two of these read the same.
+    const tricky = ["", "a", "b", "x", "z", "s", "ab", "b1", "az", "ab1z", "1:", "1:b", "s1:a", "x1:bb1", "1;"];
+    const trickyValues: unknown[] = [...tricky, true, false, null, 1, 12, -1];
+    for (const x of tricky) for (const v of trickyValues) sets.push([[x, v]]);
+    for (let i = 0; i < tricky.length; i++) {
+      for (let j = i + 1; j < tricky.length; j++) for (const v of trickyValues) for (const w of trickyValues) sets.push([[tricky[i]!, v], [tricky[j]!, w]]);
+    }
+    const canonical = (set: [string, unknown][]) =>
+      JSON.stringify([...set].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([name, value]) => [name, value instanceof Date ? { date: value.toISOString() } : { type: typeof value, value }]));
+    const byKey = new Map<string, string>();
+    for (const set of sets) {
+      const key = valuesKey(new Map(set));
+      assert.notEqual(key, null, canonical(set));
+      const seen = byKey.get(key!);
+      if (seen !== undefined) assert.equal(seen, canonical(set), `one key for two sets: ${seen} and ${canonical(set)}`);
+      byKey.set(key!, canonical(set));
+      assert.equal(valuesKey(new Map([...set].reverse())), key, "the order the values were added in does not matter");
+    }
+    assert.ok(byKey.size > 10_000, String(byKey.size));
   });
 });
 

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { LogicException, PolicyErrorCode, QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
 import { sanitizedShapes } from "../../lib/policy/guarded.js";
+import { shapeKeyOf } from "../../lib/policy/sanitized-shapes.js";
 import { Patient } from "./domain.js";
 import { type Guarded, type Shape, hitsDuring, assertTenant, byId, cond, engineWith, expectPolicyError, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
@@ -211,5 +212,52 @@ forEachPolicyTarget("Policy: sanitized shapes reused for other values", (ctx) =>
     const dry = engineWith({ dryRun: true });
     const dryContext = await tenantContext(dry);
     for (let i = 0; i < 3; i++) assert.equal(await hitsDuring(sanitizedShapes, () => run(ctx, dryContext, { ...whereShape(cond("id", "GreaterThan", [i])), page: { pageNumber: 1, pageSize: 5 } })), 0);
+  });
+});
+
+describe("Sanitized shapes: the shape key", () => {
+  // The key decides which sanitized request a new one is bound into: two shapes that differ in
+  // anything but values and page numbers must never share one. The reference is the plain JSON
+  // of the same stripped shape (slower, obviously unambiguous); field texts hold the key's own
+  // punctuation, brackets and digits.
+  const fields = ["a", "b", "1:a", "a]", "[", "null;", "", "0;", "a1:b"];
+  const reference = (filter: Record<string, unknown>) => {
+    const strip = (g: { sort: number; connector: string; conditions: { sort: number; field: string; dataType: string; operator: string }[]; subConditionGroups: unknown[] }): unknown => [
+      g.sort, g.connector, g.conditions.map((c) => [c.sort, c.field, c.dataType, c.operator]), (g.subConditionGroups as never[]).map(strip),
+    ];
+    const orders = filter.orders as { sort: number; field: string; direction: string }[] | null;
+    return JSON.stringify(["f", filter.conditionGroup ? strip(filter.conditionGroup as never) : null, orders ? orders.map((o) => [o.sort, o.field, o.direction]) : null, filter.selects ?? null, filter.page ? 1 : 0]);
+  };
+
+  it("differs exactly when the stripped shapes differ; values and page numbers never count", () => {
+    const filters: Record<string, unknown>[] = [];
+    const condition = (field: string, operator = "Equal", sort = 1) => ({ sort, field, dataType: "Text", operator, values: [field] });
+    const group = (conditions: unknown[], subConditionGroups: unknown[] = [], connector = "And", sort = 0) => ({ sort, connector, conditions, subConditionGroups });
+    for (const f of fields) {
+      for (const g of fields) {
+        filters.push({ conditionGroup: group([condition(f), condition(g, "Equal", 2)]), orders: null, selects: null, page: null });
+        filters.push({ conditionGroup: group([condition(f)], [group([condition(g)])]), orders: null, selects: null, page: null });
+        for (const page of [{ pageNumber: 2, pageSize: 5 }, null]) filters.push({ conditionGroup: group([condition(f)], [], "Or"), orders: [{ sort: 1, field: g, direction: "Ascending" }], selects: [f, g], page });
+        filters.push({ conditionGroup: null, orders: null, selects: [`${f}${g}`], page: null });
+        filters.push({ conditionGroup: null, orders: null, selects: [f, g], page: null });
+      }
+      filters.push({ conditionGroup: group([condition(f, "NotEqual")]), orders: null, selects: [], page: null });
+      filters.push({ conditionGroup: group([condition(f)], [], "And", 3), orders: [], selects: null, page: { pageNumber: 1, pageSize: 1 } });
+    }
+    const byKey = new Map<string, string>();
+    const byReference = new Map<string, string>();
+    for (const filter of filters) {
+      const key = shapeKeyOf("filter", filter)!;
+      const expected = reference(filter);
+      if (byKey.has(key)) assert.equal(byKey.get(key), expected, `one key for two shapes: ${byKey.get(key)} and ${expected}`);
+      if (byReference.has(expected)) assert.equal(byReference.get(expected), key, `two keys for one shape: ${expected}`);
+      byKey.set(key, expected);
+      byReference.set(expected, key);
+      const otherValues = JSON.parse(JSON.stringify(filter)) as Record<string, unknown>;
+      for (const c of ((otherValues.conditionGroup as { conditions?: { values: unknown[] }[] } | null)?.conditions ?? [])) c.values = ["other", 1];
+      if (otherValues.page) otherValues.page = { pageNumber: 9, pageSize: 99 };
+      assert.equal(shapeKeyOf("filter", otherValues), key, "values and page numbers are not part of the shape");
+    }
+    assert.ok(byKey.size > 300, String(byKey.size));
   });
 });
