@@ -416,10 +416,18 @@ function machineLines(report: BenchReport): string[] {
     );
   }
   for (const s of m.skippedDialects) lines.push(`- ${s.dialect}: **not run** — ${s.reason}`);
-  const o = m.options as { rounds?: { warmupRounds: number; minRounds: number; maxRounds: number; budgetMs: number } };
+  const o = m.options as {
+    rounds?: { warmupRounds: number; minRounds: number; maxRounds: number; budgetMs: number };
+    buildLoop?: { warmup: number; iterations: number; passes: number; budgetMs: number };
+  };
   if (o.rounds) {
     lines.push(
       `- Method: one process; per workload ${o.rounds.warmupRounds} warm-up rounds, then at least ${o.rounds.minRounds} timed rounds (≤ ${o.rounds.maxRounds}, ~${o.rounds.budgetMs} ms budget), each round runs every variant once in rotated order; median and p99 (nearest rank) of per-call wall time; ratios are median ÷ median.`,
+    );
+  }
+  if (o.buildLoop) {
+    lines.push(
+      `- Build only: per workload ${o.buildLoop.warmup} warm-up calls per variant, then up to ${o.buildLoop.iterations} timed calls per variant in ${o.buildLoop.passes} passes (~${o.buildLoop.budgetMs} ms budget for all variants), each pass a tight loop of every variant in rotated order. Budgets are long on purpose: this machine has slow spells of a few seconds in which everything runs ~1.5× slower, and a spell spread over more passes moves the medians less.`,
     );
   }
   return lines;

@@ -103,13 +103,16 @@ function parseOptions(argv: string[]): Options {
     transforms: !flag("no-transforms"),
     vaults: !flag("no-vaults"),
     write: !flag("no-write"),
+    // The budgets are long because this machine has slow spells of a few seconds (everything ~1.5×
+    // slower): spread over more time, a spell moves fewer of a variant's samples, so the medians
+    // (and the differences between them, such as "guarded adds") move less from run to run.
     rounds: quick
       ? { warmupRounds: 5, minRounds: 20, maxRounds: 400, budgetMs: 900 }
-      : { warmupRounds: 20, minRounds: 100, maxRounds: 5000, budgetMs: 6000 },
+      : { warmupRounds: 20, minRounds: 100, maxRounds: 10000, budgetMs: 12000 },
     // Build-only: per workload, all variants interleaved in passes; budget covers all of them.
     buildLoop: quick
       ? { warmup: 300, iterations: 4000, passes: 8, budgetMs: 600 }
-      : { warmup: 3000, iterations: 30000, passes: 20, budgetMs: 5000 },
+      : { warmup: 3000, iterations: 90000, passes: 60, budgetMs: 15000 },
     // Growth: per axis, every point × variant interleaved; budgets cover the whole axis.
     growthRounds: quick
       ? { warmupRounds: 2, minRounds: 8, maxRounds: 300, budgetMs: 2000 }
