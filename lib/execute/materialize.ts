@@ -1,6 +1,7 @@
 // Raw rows → objects. Typed results are fresh instances of the entity class (never objects
 // TypeORM tracks) carrying only the projected members; dynamic rows are plain nested objects.
 import type { Driver } from "typeorm";
+import type { EmbeddedMetadata } from "typeorm/metadata/EmbeddedMetadata.js";
 import type { ProjectionNode } from "../compile/projection.js";
 import { columnMetadataOf } from "../compile/sql-writer.js";
 import type { ColumnMember } from "../model/entity-model.js";
@@ -15,9 +16,23 @@ export function hydrateValue(driver: Driver, member: ColumnMember, raw: unknown)
   return driver.prepareHydratedValue(raw, columnMetadataOf(member));
 }
 
+/** The embedded objects a column sits in, outermost first; null for a column of the entity itself. */
+const embeddedChains = new WeakMap<ColumnMember, readonly EmbeddedMetadata[] | null>();
+
 export function setMember(target: Record<string, unknown>, member: ColumnMember, value: unknown, typed: boolean): void {
   if (typed) {
-    columnMetadataOf(member).setEntityValue(target, value);
+    const metadata = columnMetadataOf(member);
+    let chain = embeddedChains.get(member);
+    if (chain === undefined) embeddedChains.set(member, (chain = metadata.embeddedMetadata ? metadata.embeddedMetadata.embeddedMetadataTree : null));
+    if (chain === null) {
+      metadata.setEntityValue(target, value);
+      return;
+    }
+    // TypeORM's setEntityValue for an embedded column, without its per-call copy of the chain and
+    // recursion: each embedded object is created (its class's instance) when first reached.
+    let at = target;
+    for (const embedded of chain) at = (at[embedded.propertyName] ??= embedded.create()) as Record<string, unknown>;
+    at[metadata.propertyName] = value;
     return;
   }
   const parts = member.propertyPath.split(".");
