@@ -32,7 +32,8 @@ export class QpInMemoryTokenVault implements IQpTokenVault {
     let tokens = this.scopes.get(scope);
     if (!tokens) this.scopes.set(scope, (tokens = new Map()));
     const result = new Map<string, string>();
-    for (const value of new Set(values)) {
+    for (const value of values) {
+      if (result.has(value)) continue;
       // The same digest as the stores', kept in the compact form: this map never leaves the process.
       const digest = this.key.compact(`${scope}\u0000${value}`);
       let token = tokens.get(digest);
