@@ -4,20 +4,24 @@ import { Codes, fail } from "../errors/codes.js";
 
 export type JsonObject = Readonly<Record<string, unknown>>;
 
-/** Each member list's names, as written and lower-cased, to the canonical name (built once per list). */
+/** Each list's names (object members, enum members), as written and lower-cased, to the canonical name; built once per list. */
 const canonicalNames = new WeakMap<readonly string[], Map<string, string>>();
-
-/** Returns the object's members keyed by their canonical names; rejects unknown or duplicate keys. */
-export function readObject<K extends string>(value: unknown, path: string, members: readonly K[]): Partial<Record<K, unknown>> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    fail(Codes.InvalidMemberType, `expected an object`, path);
-  }
+function namesOf<K extends string>(members: readonly K[]): Map<string, K> {
   let names = canonicalNames.get(members) as Map<string, K> | undefined;
   if (!names) {
     names = new Map<string, K>(members.map((m) => [m.toLowerCase(), m] as const));
     for (const m of members) names.set(m, m);
     canonicalNames.set(members, names);
   }
+  return names;
+}
+
+/** Returns the object's members keyed by their canonical names; rejects unknown or duplicate keys. */
+export function readObject<K extends string>(value: unknown, path: string, members: readonly K[]): Partial<Record<K, unknown>> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    fail(Codes.InvalidMemberType, `expected an object`, path);
+  }
+  const names = namesOf(members);
   const object = value as JsonObject;
   const result: Partial<Record<K, unknown>> = {};
   const keys = Object.keys(object);
@@ -61,18 +65,6 @@ export function readStringList(value: unknown, path: string): readonly string[] 
   });
 }
 
-/** Each enum's members by name as written and lower-cased (built once per enum). */
-const enumNameMaps = new WeakMap<readonly string[], Map<string, string>>();
-function enumNames<E extends string>(members: readonly E[]): Map<string, E> {
-  let names = enumNameMaps.get(members) as Map<string, E> | undefined;
-  if (!names) {
-    names = new Map<string, E>(members.map((m) => [m.toLowerCase(), m] as const));
-    for (const m of members) names.set(m, m);
-    enumNameMaps.set(members, names);
-  }
-  return names;
-}
-
 /** An enum member by name (any letter case) or by zero-based position (number or digit string). */
 export function readEnum<E extends string>(value: unknown, path: string, members: readonly E[], fallback: E): E {
   if (value === undefined || value === null) return fallback;
@@ -80,7 +72,8 @@ export function readEnum<E extends string>(value: unknown, path: string, members
     const index = Number(value);
     if (Number.isInteger(index) && index >= 0 && index < members.length) return members[index]!;
   } else if (typeof value === "string") {
-    const found = enumNames(members).get(value) ?? enumNames(members).get(value.trim().toLowerCase());
+    const names = namesOf(members);
+    const found = names.get(value) ?? names.get(value.trim().toLowerCase());
     if (found !== undefined) return found;
   }
   return fail(Codes.InvalidEnumValue, `"${String(value)}" is not one of ${members.join(", ")} (or their positions 0-${members.length - 1})`, path);
