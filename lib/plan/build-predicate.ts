@@ -36,23 +36,7 @@ export function buildPredicate(root: EntityModel, group: ConditionGroup, where: 
   return { kind: group.connector === Connector.Or ? "or" : "and", items };
 }
 
-/**
- * Conditions already built, by the condition object: a guarded request's conditions are built
- * once to check their values where the caller put them and again by the planner inside the forced
- * predicate — the same objects, so the second build is the first one's node. Only successful
- * builds are kept (an error names where its condition was written), and only for the same root.
- */
-const built = new WeakMap<Condition, { readonly root: EntityModel; readonly predicate: Predicate }>();
-
 export function buildCondition(root: EntityModel, condition: Condition, where: string): Predicate {
-  const known = built.get(condition);
-  if (known !== undefined && known.root === root) return known.predicate;
-  const predicate = buildConditionOnce(root, condition, where);
-  built.set(condition, { root, predicate });
-  return predicate;
-}
-
-function buildConditionOnce(root: EntityModel, condition: Condition, where: string): Predicate {
   if (condition.field === null || condition.field.trim() === "") fail(Codes.InvalidField, "the condition has no field", `${where}.field`);
   const path = resolvePath(root, condition.field, `${where}.field`);
   const column = requireColumn(path, `${where}.field`);
