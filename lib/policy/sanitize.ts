@@ -344,8 +344,7 @@ export class Sanitizer {
   selects(selects: readonly string[] | null | undefined): string[] | null {
     const kept: string[] = [];
     if (!selects) {
-      this.defaultProjection(kept);
-      if (kept.length === columnsOf(this.root.scope, this.root.target).length) return null;
+      if (this.defaultProjection(kept)) return null;
     }
     else {
       selects.forEach((raw, i) => {
@@ -378,13 +377,13 @@ export class Sanitizer {
    * columns, trace entries, renames and transforms, and audit events (recorded anew). The
    * entries are the memo's own objects: a sanitized trace is never handed to a caller as it is
    * (every hand-out goes through copyTrace). It runs before anything else renames or transforms
-   * (checked), so those trees are its alone.
+   * (checked), so those trees are its alone. True when it kept every column of the root.
    */
-  private defaultProjection(kept: string[]): void {
+  private defaultProjection(kept: string[]): boolean {
     const columnsOfRoot = columnsOf(this.root.scope, this.root.target);
     if (this.renames.size > 0 || this.transforms.size > 0) {
       for (const column of columnsOfRoot) this.selectColumn(column.path, column.members, kept, "selects");
-      return;
+      return kept.length === columnsOfRoot.length;
     }
     let byRoot = defaultProjections.get(this.decisions);
     if (!byRoot) defaultProjections.set(this.decisions, (byRoot = new WeakMap()));
@@ -402,6 +401,7 @@ export class Sanitizer {
       [this.renames, this.transforms] = [known.renames, known.transforms];
     }
     kept.push(...known.columns);
+    return kept.length === columnsOfRoot.length;
   }
 
   private replayAudit(event: QpAuditEvent): void {

@@ -9,9 +9,12 @@ export interface IQpTokenVault {
   tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>>;
 }
 
+/** What a vault's digest is computed over: the scope, a NUL, the value. */
+const digestInput = (scope: string, value: string) => `${scope}\u0000${value}`;
+
 /** The digest under which a value is stored: HMAC-SHA256 with the vault's own key, hex. */
 export function vaultDigest(key: HmacSha256, scope: string, value: string): string {
-  return key.hex(`${scope}\u0000${value}`);
+  return key.hex(digestInput(scope, value));
 }
 
 export const newToken = () => randomBytes(16).toString("hex");
@@ -35,7 +38,7 @@ export class QpInMemoryTokenVault implements IQpTokenVault {
     for (const value of values) {
       if (result.has(value)) continue;
       // The same digest as the stores', kept in the compact form: this map never leaves the process.
-      const digest = this.key.compact(`${scope}\u0000${value}`);
+      const digest = this.key.compact(digestInput(scope, value));
       let token = tokens.get(digest);
       if (!token) tokens.set(digest, (token = newToken()));
       result.set(value, token);
