@@ -82,16 +82,33 @@ const hexDigit = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
 const hexWord = (v: number): string =>
   String.fromCharCode(hexDigit[v >>> 28]!, hexDigit[(v >>> 24) & 15]!, hexDigit[(v >>> 20) & 15]!, hexDigit[(v >>> 16) & 15]!, hexDigit[(v >>> 12) & 15]!, hexDigit[(v >>> 8) & 15]!, hexDigit[(v >>> 4) & 15]!, hexDigit[v & 15]!);
 
+/** A digest from node:crypto into `state`. */
+function readDigest(bytes: Buffer): void {
+  for (let i = 0; i < 8; i++) state[i] = bytes.readInt32BE(i * 4);
+}
+
+/** `state` as 16 UTF-16 code units, each 16 bits of it, big-endian. */
+function compactState(): string {
+  const s = state;
+  // prettier-ignore
+  return String.fromCharCode(
+    s[0]! >>> 16, s[0]! & 0xffff, s[1]! >>> 16, s[1]! & 0xffff, s[2]! >>> 16, s[2]! & 0xffff, s[3]! >>> 16, s[3]! & 0xffff,
+    s[4]! >>> 16, s[4]! & 0xffff, s[5]! >>> 16, s[5]! & 0xffff, s[6]! >>> 16, s[6]! & 0xffff, s[7]! >>> 16, s[7]! & 0xffff,
+  );
+}
+
 /** An HMAC-SHA256 key with its inner and outer states computed once. */
 export class HmacSha256 {
   private readonly inner = new Int32Array(initialState);
   private readonly outer = new Int32Array(initialState);
+  /** The key block XOR ipad: what `inner` is the compression of, for texts past the inline limit. */
+  private readonly innerPad = new Uint8Array(64);
 
   constructor(private readonly key: string | Uint8Array) {
     let bytes = typeof key === "string" ? encoder.encode(key) : key;
     if (bytes.length > 64) bytes = createHash("sha256").update(bytes).digest();
-    const pad = new Uint8Array(64);
-    for (const [target, xor] of [[this.inner, 0x36], [this.outer, 0x5c]] as const) {
+    const outerPad = new Uint8Array(64);
+    for (const [target, pad, xor] of [[this.inner, this.innerPad, 0x36], [this.outer, outerPad, 0x5c]] as const) {
       for (let i = 0; i < 64; i++) pad[i] = (bytes[i] ?? 0) ^ xor;
       loadBlock(pad, 0);
       compress(target);
@@ -108,20 +125,15 @@ export class HmacSha256 {
   }
 
   /**
-   * The whole digest of `text` as 16 UTF-16 code units (each 16 bits of it, big-endian): a key for
-   * maps inside the process, a third of the cost of `hex` to build and to hash. Never stored or sent.
+   * HMAC's inner hash alone, SHA-256(key ⊕ ipad ‖ text), in the compact form: one compression for
+   * a short value instead of two. A keyed digest for map keys that never leave the process (the
+   * in-memory vault's); HMAC's outer hash guards a digest that is published against length
+   * extension, and this one is never published, stored or sent.
    */
-  compact(text: string): string {
-    if (text.length > maxInlineLength) {
-      const bytes = createHmac("sha256", this.key).update(text, "utf8").digest();
-      for (let i = 0; i < 8; i++) state[i] = bytes.readInt32BE(i * 4);
-    } else this.digest(text);
-    const s = state;
-    // prettier-ignore
-    return String.fromCharCode(
-      s[0]! >>> 16, s[0]! & 0xffff, s[1]! >>> 16, s[1]! & 0xffff, s[2]! >>> 16, s[2]! & 0xffff, s[3]! >>> 16, s[3]! & 0xffff,
-      s[4]! >>> 16, s[4]! & 0xffff, s[5]! >>> 16, s[5]! & 0xffff, s[6]! >>> 16, s[6]! & 0xffff, s[7]! >>> 16, s[7]! & 0xffff,
-    );
+  innerCompact(text: string): string {
+    if (text.length > maxInlineLength) readDigest(createHash("sha256").update(this.innerPad).update(text, "utf8").digest());
+    else if (!this.innerAscii(text)) this.innerUtf8(text);
+    return compactState();
   }
 
   /** HMAC of a value of at most `maxInlineLength` units, left in `state`. */

@@ -37,8 +37,9 @@ export class QpInMemoryTokenVault implements IQpTokenVault {
     const result = new Map<string, string>();
     for (const value of values) {
       if (result.has(value)) continue;
-      // The same digest as the stores', kept in the compact form: this map never leaves the process.
-      const digest = this.key.compact(digestInput(scope, value));
+      // A keyed digest of the same input as the stores', one compression for a short value: this
+      // map never leaves the process, so HMAC's outer hash would buy nothing (see innerCompact).
+      const digest = this.key.innerCompact(digestInput(scope, value));
       let token = tokens.get(digest);
       if (!token) tokens.set(digest, (token = newToken()));
       result.set(value, token);

@@ -4,7 +4,7 @@
 // text length across the block and inline boundaries, every UTF-8 width, lone surrogates and
 // keys shorter than, equal to and longer than a block.
 import { expect } from "chai";
-import { createHmac, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { HmacSha256, maxInlineLength } from "../../lib/transform/hmac-sha256.js";
 import { hmac } from "../../lib/transform/strategies.js";
 import { vaultDigest } from "../../lib/transform/vault.js";
@@ -94,15 +94,21 @@ describe("HmacSha256: node:crypto's HMAC-SHA256, byte for byte", () => {
     expect(hmac("salt-salt-salt-1", "z".repeat(1000))).to.equal(nodeHmac("salt-salt-salt-1", "z".repeat(1000)).slice(0, 32));
   });
 
-  it("gives the compact form of the same digest: 16 units, each 16 bits of it, inline and past the limit", () => {
+  it("gives HMAC's inner hash alone, SHA-256 of key XOR ipad and the text, as 16 units, inline and past the limit", () => {
     const next = random(16);
-    const key = new HmacSha256("compact-key-000000");
     const fromHex = (hex: string) => String.fromCharCode(...Array.from({ length: 16 }, (_, i) => parseInt(hex.slice(i * 4, i * 4 + 4), 16)));
-    for (const units of [0, 1, 30, 55, 56, 120, maxInlineLength, maxInlineLength + 1, 600]) {
-      for (const text of ["q".repeat(units), textOf(units, next)]) {
-        const compact = key.compact(text);
-        expect(compact).to.have.length(16);
-        expect(compact, `${units} units`).to.equal(fromHex(nodeHmac("compact-key-000000", text)));
+    for (const keyText of ["compact-key-000000", "k".repeat(64), "long-key-".repeat(9)]) {
+      const key = new HmacSha256(keyText);
+      const keyBytes = Buffer.byteLength(keyText) > 64 ? createHash("sha256").update(keyText).digest() : Buffer.from(keyText);
+      const ipad = Buffer.alloc(64, 0x36).map((b, i) => b ^ (keyBytes[i] ?? 0));
+      for (const units of [0, 1, 3, 4, 30, 55, 56, 63, 64, 120, maxInlineLength, maxInlineLength + 1, 600]) {
+        for (const text of ["q".repeat(units), textOf(units, next)]) {
+          const inner = key.innerCompact(text);
+          expect(inner).to.have.length(16);
+          expect(inner, `${units} units under ${keyText}`).to.equal(fromHex(createHash("sha256").update(ipad).update(text, "utf8").digest("hex")));
+          // Not the HMAC: a digest that must never be published is told apart from one that may be.
+          expect(inner).to.not.equal(fromHex(nodeHmac(keyText, text)));
+        }
       }
     }
   });
