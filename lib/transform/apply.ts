@@ -22,8 +22,8 @@ interface Slot {
   readonly holder: Record<string, unknown>;
   readonly key: string;
   readonly chain: TransformChain;
-  /** The value after mutate, generalize and format; what the mask sees. */
-  readonly pre: unknown;
+  /** The value after mutate, generalize and format, as text: what the vault tokenizes. */
+  readonly text: string;
 }
 
 /** A chain's needs that configuration must meet: a salt of 16+ characters for Hash, a vault for Tokenize. */
@@ -49,7 +49,7 @@ function transformTree(value: unknown, tree: TransformTree, pending: Slot[], env
     if (!node.chain) transformTree(holder[key], node.children, pending, env);
     else {
       const pre = beforeMask(holder[key], node.chain, env, key);
-      if (needsToken(node.chain, pre)) pending.push({ holder, key, chain: node.chain, pre });
+      if (needsToken(node.chain, pre)) pending.push({ holder, key, chain: node.chain, text: asText(pre) });
       else holder[key] = afterMask(node.chain, pre, undefined, env);
     }
   }
@@ -96,20 +96,26 @@ export async function applyTransforms(data: unknown, tree: TransformTree, env: T
   const pending: Slot[] = [];
   transformTree(data, tree, pending, env);
   if (pending.length === 0) return;
-  const byScope = new Map<string, Set<string>>();
+  // Per scope, its distinct values, each mapped to its token once the vault has answered.
+  const byScope = new Map<string, Map<string, string | undefined>>();
   for (const slot of pending) {
-    const values = byScope.get(slot.chain.tokenScope) ?? new Set<string>();
-    values.add(asText(slot.pre));
-    byScope.set(slot.chain.tokenScope, values);
+    let values = byScope.get(slot.chain.tokenScope);
+    if (!values) byScope.set(slot.chain.tokenScope, (values = new Map()));
+    values.set(slot.text, undefined);
   }
-  const tokens = new Map<string, ReadonlyMap<string, string>>();
   try {
-    await Promise.all([...byScope].map(async ([scope, values]) => tokens.set(scope, await env.vault!.tokenize(scope, [...values]))));
+    const tokenizeScope = async (scope: string, values: Map<string, string | undefined>) => {
+      const tokens = await env.vault!.tokenize(scope, [...values.keys()]);
+      for (const value of values.keys()) values.set(value, tokens.get(value));
+    };
+    // One call per scope; most pages tokenize a single scope, which needs no Promise.all.
+    if (byScope.size === 1) for (const [scope, values] of byScope) await tokenizeScope(scope, values);
+    else await Promise.all([...byScope].map(([scope, values]) => tokenizeScope(scope, values)));
   } catch (error) {
     if (error instanceof PolicyException) throw error;
     policyError(PolicyErrorCode.StoreUnavailable, `the token vault failed (${(error as Error).message}); no value is returned in clear`);
   }
-  for (const slot of pending) slot.holder[slot.key] = afterMask(slot.chain, slot.pre, tokens.get(slot.chain.tokenScope)?.get(asText(slot.pre)), env);
+  for (const slot of pending) slot.holder[slot.key] = afterMask(slot.chain, slot.text, byScope.get(slot.chain.tokenScope)!.get(slot.text), env);
 }
 
 export function addTransform(tree: TransformTree, path: readonly string[], chain: TransformChain | null): void {
