@@ -3,10 +3,10 @@
 // How a node's rows are read is worked out once per compiled node (a reader), not per value:
 // a page of 100 rows × 14 columns would otherwise repeat the same metadata lookups 1,400 times.
 import type { Driver } from "typeorm";
-import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { ProjectedColumn, ProjectionNode } from "../compile/projection.js";
 import { columnMetadataOf } from "../compile/sql-writer.js";
 import type { ColumnMember } from "../model/entity-model.js";
+import { type Hydrate, hydratorOf } from "./hydrate.js";
 
 export interface Materialized {
   readonly object: Record<string, unknown>;
@@ -20,17 +20,17 @@ export function hydrateValue(driver: Driver, member: ColumnMember, raw: unknown)
 
 type Write = (target: Record<string, unknown>, value: unknown) => void;
 
-/** How one returned column lands on its object: where it is read, its metadata, how it is set. */
+/** How one returned column lands on its object: where it is read, how it is hydrated and set. */
 interface ColumnStep {
   readonly alias: string;
-  readonly metadata: ColumnMetadata;
+  readonly hydrate: Hydrate;
   readonly write: Write;
 }
 
 interface Reader {
   /** The compiled columns this reader was made for: a node compiled again gets a new reader. */
   readonly columns: readonly ProjectedColumn[];
-  readonly typed: boolean;
+  readonly driver: Driver;
   readonly prototype: object | null;
   readonly steps: readonly ColumnStep[];
   /** Each reference: its member name, the aliases of its primary keys (all null: no row) and its node. */
@@ -40,22 +40,26 @@ interface Reader {
 const typedReaders = new WeakMap<ProjectionNode, Reader>();
 const dynamicReaders = new WeakMap<ProjectionNode, Reader>();
 
-function readerOf(node: ProjectionNode, typed: boolean): Reader {
+function readerOf(driver: Driver, node: ProjectionNode, typed: boolean): Reader {
   const readers = typed ? typedReaders : dynamicReaders;
   let reader = readers.get(node);
-  if (reader?.columns !== node.columns) readers.set(node, (reader = newReader(node, typed)));
+  if (reader?.columns !== node.columns || reader.driver !== driver) readers.set(node, (reader = newReader(driver, node, typed)));
   return reader;
 }
 
-function newReader(node: ProjectionNode, typed: boolean): Reader {
-  const steps = node.columns.filter((c) => !c.hidden).map((c) => ({ alias: c.alias, metadata: columnMetadataOf(c.member), write: typed ? typedWrite(c.member) : dynamicWrite(c.member) }));
+function newReader(driver: Driver, node: ProjectionNode, typed: boolean): Reader {
+  const steps = node.columns.filter((c) => !c.hidden).map((c) => ({
+    alias: c.alias,
+    hydrate: hydratorOf(driver, columnMetadataOf(c.member)),
+    write: typed ? typedWrite(c.member) : dynamicWrite(c.member),
+  }));
   const references = [...node.references].map(([name, { node: child }]) => ({
     name,
     keyAliases: child.columns.filter((c) => child.model.primaryKeys.includes(c.member)).map((c) => c.alias),
     node: child,
   }));
   const prototype = typed ? (node.model.target as { prototype: object }).prototype : null;
-  return { columns: node.columns, typed, prototype, steps, references };
+  return { columns: node.columns, driver, prototype, steps, references };
 }
 
 /**
@@ -99,9 +103,9 @@ function dynamicWrite(member: ColumnMember): Write {
 }
 
 export function materialize(driver: Driver, node: ProjectionNode, row: Record<string, unknown>, typed: boolean): Record<string, unknown> {
-  const reader = readerOf(node, typed);
+  const reader = readerOf(driver, node, typed);
   const object: Record<string, unknown> = reader.prototype ? Object.create(reader.prototype) : {};
-  for (const step of reader.steps) step.write(object, driver.prepareHydratedValue(row[step.alias], step.metadata));
+  for (const step of reader.steps) step.write(object, step.hydrate(row[step.alias]));
   for (const reference of reader.references) {
     // A missing reference has null keys: typed results get null, dynamic rows keep 2.1.5's
     // nested object with null members.

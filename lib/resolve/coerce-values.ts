@@ -4,6 +4,7 @@
 import { Codes, fail } from "../errors/codes.js";
 import { DataType } from "../shapes/enums.js";
 import type { ColumnMember } from "../model/entity-model.js";
+import { calendarTime, digitsAt } from "../model/calendar.js";
 
 /** 2.1.5's token rules: strings as they are, booleans lower-case, numbers as written, null as "". */
 export function toToken(value: unknown): string {
@@ -89,15 +90,7 @@ function utcTime(y: number, mo: number, d: number, h: number, mi: number, s: num
 export function parseCommonInstant(text: string): Date | null | undefined {
   const length = text.length;
   if (length !== 10 && length !== 19 && length !== 20 && length !== 24) return undefined;
-  const digits = (from: number, count: number): number => {
-    let n = 0;
-    for (let i = from; i < from + count; i++) {
-      const c = text.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return -1;
-      n = n * 10 + c;
-    }
-    return n;
-  };
+  const digits = (from: number, count: number) => digitsAt(text, from, count);
   const at = (i: number, char: string) => text.charCodeAt(i) === char.charCodeAt(0);
   const y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2);
   if (y < 0 || mo < 0 || d < 0 || !at(4, "-") || !at(7, "-")) return undefined;
@@ -111,17 +104,6 @@ export function parseCommonInstant(text: string): Date | null | undefined {
     if (ms < 0 || !at(19, ".") || !at(23, "Z")) return undefined;
   }
   return calendarTime(y, mo, d, h, mi, s, ms);
-}
-
-/**
- * utcTime's answer for whole milliseconds (no rounding can carry into the next day) by
- * arithmetic: the general reading refuses years 0–99 too (Date.UTC reads them as 19xx).
- */
-function calendarTime(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number): Date | null {
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  const days = mo === 2 ? (leap ? 29 : 28) : mo === 4 || mo === 6 || mo === 9 || mo === 11 ? 30 : 31;
-  if (y < 100 || mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59) return null;
-  return new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms));
 }
 
 /** An enum member: the stored value exactly, else a case-insensitive name or value, else its position. */
