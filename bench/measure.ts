@@ -123,3 +123,30 @@ export async function interleavedLoops(tasks: readonly LoopTask[], options: Pass
   }
   return samples;
 }
+
+/** 32 MB read at random by calibrationWork: past the CPU's private caches, as a warm heap is. */
+const calibrationTable = new Int32Array(1 << 23).map((_, i) => i & 0xff);
+let calibrationSeed = 1;
+
+/**
+ * A fixed piece of work like a build's (short-lived objects, strings, integer arithmetic) plus
+ * reads scattered over a large table (a big heap's cache misses): its time per call says how
+ * fast the machine runs at that moment, for CPU and memory alike. This machine has slow spells
+ * (everything ~1.5× slower, for seconds to minutes), which move absolute figures such as
+ * "guarded adds ≤ 15 µs" although every ratio holds; build-only phases run this among their
+ * variants so a phase measured during a spell is seen, reported and measured again.
+ */
+export function calibrationWork(): number {
+  let acc = 0;
+  const parts: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const item = { index: i, text: `c${i}` };
+    parts.push(item.text);
+    acc = (Math.imul(acc, 31) + item.index + item.text.length) | 0;
+    if (i & 1) {
+      calibrationSeed = (Math.imul(calibrationSeed, 1664525) + 1013904223) | 0;
+      acc = (acc + calibrationTable[(calibrationSeed >>> 9) & (calibrationTable.length - 1)]!) | 0;
+    }
+  }
+  return acc + parts.join(",").length;
+}

@@ -63,6 +63,14 @@ export interface BuildResult {
   cache?: string;
 }
 
+/** One workload's build-only phase: the calibration work's median per attempt (µs), and the attempt kept. */
+export interface BuildPhase {
+  dialect: string;
+  id: string;
+  attempts: number[];
+  keptCalibrationUs: number;
+}
+
 export interface TransformResult {
   strategy: string;
   /** What is called, e.g. `maskPartial(value, options)`. */
@@ -133,6 +141,8 @@ export interface BenchReport {
   };
   workloads: WorkloadResult[];
   build: BuildResult[];
+  /** Absent in reports written before the calibration existed. */
+  buildPhases?: BuildPhase[];
   growth: GrowthSeries[];
   transforms: TransformResult[];
   vaults: VaultResult[];
@@ -214,6 +224,14 @@ export function ratioSummary(report: BenchReport): string {
     out.push(`| ${cells.join(" | ")} |`);
   }
   return out.join("\n");
+}
+
+function phaseTable(report: BenchReport): string {
+  const phases = report.buildPhases ?? [];
+  if (phases.length === 0) return "_no build phases measured_";
+  const fastest = Math.min(...phases.flatMap((p) => p.attempts));
+  const rows = phases.map((p) => `| ${p.dialect} | ${p.id} | ${p.attempts.map((a) => a.toFixed(2)).join(" → ")} | ${p.keptCalibrationUs.toFixed(2)} | ${ratio(p.keptCalibrationUs / fastest)} |`);
+  return ["| Dialect | Workload | calibration µs per attempt | kept µs | kept × fastest |", "|---|---|---|--:|--:|", ...rows].join("\n");
 }
 
 export function buildTable(report: BenchReport): string {
@@ -419,6 +437,7 @@ function machineLines(report: BenchReport): string[] {
   const o = m.options as {
     rounds?: { warmupRounds: number; minRounds: number; maxRounds: number; budgetMs: number };
     buildLoop?: { warmup: number; iterations: number; passes: number; budgetMs: number };
+    buildRetries?: number;
   };
   if (o.rounds) {
     lines.push(
@@ -427,7 +446,7 @@ function machineLines(report: BenchReport): string[] {
   }
   if (o.buildLoop) {
     lines.push(
-      `- Build only: per workload ${o.buildLoop.warmup} warm-up calls per variant, then up to ${o.buildLoop.iterations} timed calls per variant in ${o.buildLoop.passes} passes (~${o.buildLoop.budgetMs} ms budget for all variants), each pass a tight loop of every variant in rotated order. Budgets are long on purpose: this machine has slow spells of a few seconds in which everything runs ~1.5× slower, and a spell spread over more passes moves the medians less.`,
+      `- Build only: per workload ${o.buildLoop.warmup} warm-up calls per variant, then up to ${o.buildLoop.iterations} timed calls per variant in ${o.buildLoop.passes} passes (~${o.buildLoop.budgetMs} ms budget for all variants), each pass a tight loop of every variant in rotated order. Budgets are long on purpose: this machine has slow spells (seconds to minutes) in which everything runs ~1.5× slower, and a spell spread over more passes moves the medians less; a fixed calibration work runs among the variants, and a phase measured during a spell is measured again (up to ${o.buildRetries ?? 0} times; see Machine speed under Build only).`,
     );
   }
   return lines;
@@ -472,6 +491,10 @@ export function renderMarkdown(report: BenchReport, chartPath: string | null): s
     "**Cached plan** rows send the same request on every call: the plan cache (keyed by the request's exact content, the entity's DataSource model and, guarded, the caller's decision table and context values) returns the prepared statements without parsing, sanitizing, planning or building a TypeORM builder. A request that differs in any value (another page, another search text) is a miss and costs what the miss rows show. **Cold** is the first call on a freshly initialized DataSource (guarded: plus a fresh engine, vault and prepared context), one sample per fresh instance: QueryLib builds its metadata model for that DataSource, the engine its decision table; the process itself is warm (JIT, decorator registry, compiled class policies).",
     "",
     buildTable(report),
+    "",
+    "**Machine speed.** Each build phase (one workload on one dialect, all its variants) also times a fixed piece of CPU work (`calibrationWork` in `bench/measure.ts`) among its variants. This machine has slow spells in which everything runs ~1.5× slower for seconds to minutes; ratios survive them, absolute figures such as \"guarded adds ≤ 15 µs\" do not. A phase whose calibration ran more than 1.15× the fastest seen so far in the run is measured again (at most twice; not in `--quick`), and the attempt with the fastest calibration is kept. Every attempt is listed; `kept ×` is the kept attempt against the fastest calibration of the whole run.",
+    "",
+    phaseTable(report),
     "",
   );
   out.push("## Transform throughput", "");
