@@ -12,8 +12,19 @@ import { calendarTime, digitsAt } from "../model/calendar.js";
 
 export type Hydrate = (raw: unknown) => unknown;
 
-/** How a column's raw values are hydrated on this driver; work it out once per column, not per value. */
+/** Hydrators by driver and column: each decided once, for rows and Summary keys alike. */
+const hydrators = new WeakMap<Driver, WeakMap<ColumnMetadata, Hydrate>>();
+
+/** How a column's raw values are hydrated on this driver (decided once per driver and column). */
 export function hydratorOf(driver: Driver, metadata: ColumnMetadata): Hydrate {
+  let byColumn = hydrators.get(driver);
+  if (!byColumn) hydrators.set(driver, (byColumn = new WeakMap()));
+  let hydrate = byColumn.get(metadata);
+  if (!hydrate) byColumn.set(metadata, (hydrate = newHydrator(driver, metadata)));
+  return hydrate;
+}
+
+function newHydrator(driver: Driver, metadata: ColumnMetadata): Hydrate {
   // Only where the driver's method is AbstractSqliteDriver's own (a subclass may override it).
   const sqliteDatetime = driver.prepareHydratedValue === AbstractSqliteDriver.prototype.prepareHydratedValue
     && !metadata.transformer && (metadata.type === "datetime" || metadata.type === Date);

@@ -14,10 +14,6 @@ export interface Materialized {
   readonly row: Record<string, unknown>;
 }
 
-export function hydrateValue(driver: Driver, member: ColumnMember, raw: unknown): unknown {
-  return driver.prepareHydratedValue(raw, columnMetadataOf(member));
-}
-
 type Write = (target: Record<string, unknown>, value: unknown) => void;
 
 /** How one returned column lands on its object: where it is read, how it is hydrated and set. */

@@ -7,7 +7,8 @@ import { type Statement, toPositional } from "../compile/to-positional.js";
 import { Aggregator } from "../shapes/enums.js";
 import type { SummaryPlan } from "../plan/nodes.js";
 import { type SummaryResult, pagedResult } from "../shapes/results.js";
-import { hydrateValue } from "./materialize.js";
+import { hydratorOf } from "./hydrate.js";
+import { columnMetadataOf } from "../compile/sql-writer.js";
 import { both, pageParameters, withPaged } from "./run-filter.js";
 import { type Connection, describeStatement, runStatement } from "./run-sql.js";
 
@@ -16,10 +17,10 @@ const numericAggregators = new Set([Aggregator.Count, Aggregator.CountDistinct, 
 /** Group keys under their names, then aggregates under their aliases; counts, sums and averages as numbers. */
 export function summaryRow(driver: Driver, plan: SummaryPlan, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  plan.keys.forEach((key, i) => (out[key.name] = hydrateValue(driver, key.value.column, row[`k${i}`])));
+  plan.keys.forEach((key, i) => (out[key.name] = hydratorOf(driver, columnMetadataOf(key.value.column))(row[`k${i}`])));
   plan.aggregates.forEach((a, i) => {
     const raw = row[`a${i}`];
-    out[a.alias] = raw === null || raw === undefined ? null : numericAggregators.has(a.aggregator) ? Number(raw) : hydrateValue(driver, a.value!.column, raw);
+    out[a.alias] = raw === null || raw === undefined ? null : numericAggregators.has(a.aggregator) ? Number(raw) : hydratorOf(driver, columnMetadataOf(a.value!.column))(raw);
   });
   return out;
 }
