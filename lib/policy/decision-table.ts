@@ -6,6 +6,7 @@ import type { PolicyFeature } from "../shapes/policy-enums.js";
 import type { QpPolicyContext } from "./context.js";
 import { type Decision, attributeSources, decide } from "./decide.js";
 import type { PolicyMember } from "./references.js";
+import { keyOf } from "../execute/sql-texts.js";
 
 export class DecisionTable {
   private readonly memo = new WeakMap<Function, Map<string, Decision>>();
@@ -15,7 +16,7 @@ export class DecisionTable {
   decide(member: PolicyMember, feature: PolicyFeature): Decision {
     let byMember = this.memo.get(member.owner);
     if (!byMember) this.memo.set(member.owner, (byMember = new Map()));
-    const key = `${member.member.name}|${feature}`;
+    const key = `${member.member.name}|${feature}`; // unambiguous: the feature, a number, follows the last "|"
     let decision = byMember.get(key);
     if (!decision) {
       const sources = [...attributeSources(member.policy, feature), ...this.rules.sources(member, feature, this.context)];
@@ -35,8 +36,11 @@ const maxTables = 1000;
  * stores, or a store re-created, can both be at version N with different rules.
  */
 export function decisionTable(rules: CompiledRules, context: QpPolicyContext, engineId: number): DecisionTable {
-  const subjects = context.subjects.map((s) => `${s.kind}:${s.value}`).sort().join("\u0000");
-  const key = `${engineId}|${rules.identity}|${subjects}`;
+  // Each subject self-delimiting (lengths before texts, whatever a kind or value holds), so the
+  // key reads back into one subject set. A value that is no text (a hand-built context) stays
+  // apart from its spelling: rules match text only.
+  const subjects = context.subjects.map((s) => keyOf([String(s.kind), typeof s.value === "string" ? s.value : [String(s.value)]])).sort();
+  const key = keyOf([engineId, rules.identity, subjects]);
   let table = tables.get(key);
   if (!table) {
     if (tables.size >= maxTables) tables.clear();
