@@ -3,10 +3,9 @@
 import type { CompiledRules } from "../rules/compiled-rules.js";
 import { roleConflict } from "../rules/compiled-rules.js";
 import type { PolicyFeature } from "../shapes/policy-enums.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext, QpSubject } from "./context.js";
 import { type Decision, attributeSources, decide } from "./decide.js";
 import type { PolicyMember } from "./references.js";
-import { keyOf } from "../execute/sql-texts.js";
 
 export class DecisionTable {
   private readonly memo = new WeakMap<Function, Map<string, Decision>>();
@@ -36,11 +35,7 @@ const maxTables = 1000;
  * stores, or a store re-created, can both be at version N with different rules.
  */
 export function decisionTable(rules: CompiledRules, context: QpPolicyContext, engineId: number): DecisionTable {
-  // Each subject self-delimiting (lengths before texts, whatever a kind or value holds), so the
-  // key reads back into one subject set. A value that is no text (a hand-built context) stays
-  // apart from its spelling: rules match text only.
-  const subjects = context.subjects.map((s) => keyOf([String(s.kind), typeof s.value === "string" ? s.value : [String(s.value)]])).sort();
-  const key = keyOf([engineId, rules.identity, subjects]);
+  const key = `${engineId}|${rules.identity.length}:${rules.identity}${subjectsKey(context.subjects)}`;
   let table = tables.get(key);
   if (!table) {
     if (tables.size >= maxTables) tables.clear();
@@ -48,4 +43,22 @@ export function decisionTable(rules: CompiledRules, context: QpPolicyContext, en
     tables.set(key, table);
   }
   return table;
+}
+
+/** Subject parts of keys, for subject lists frozen to the last member (a prepared context's, context.ts). */
+const subjectKeys = new WeakMap<readonly QpSubject[], string>();
+
+/**
+ * A subject set as a key part: each subject self-delimiting (lengths before texts, whatever a
+ * kind or value holds), sorted, so the part reads back into exactly one set. A value that is no
+ * text (a hand-built context) is marked apart from its spelling: rules match text only.
+ */
+function subjectsKey(subjects: readonly QpSubject[]): string {
+  let key = subjectKeys.get(subjects);
+  if (key === undefined) {
+    const text = (part: string) => `${part.length}:${part}`;
+    key = subjects.map((s) => text(String(s.kind)) + (typeof s.value === "string" ? text(s.value) : `~${text(String(s.value))}`)).sort().join("");
+    if (Object.isFrozen(subjects) && subjects.every((s) => Object.isFrozen(s))) subjectKeys.set(subjects, key);
+  }
+  return key;
 }

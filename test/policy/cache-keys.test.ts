@@ -74,6 +74,16 @@ describe("Cache keys: different inputs never share an entry", () => {
       assert.notEqual(tables[0], tables[1]);
     });
 
+    it("a frozen list of subjects that are not frozen is read anew each time (only fully frozen lists are memoised)", async () => {
+      const engine = await engineDenyingNameToB();
+      const member = { kind: QpSubjectKind.Role, value: "a" };
+      const context = new QpPolicyContext(Object.freeze([member]));
+      const before = await engine.decisionsAsync(context);
+      member.value = "b";
+      assert.notEqual(await engine.decisionsAsync(context), before);
+      assert.equal(await engine.decisionsAsync(context), await engine.decisionsAsync(new QpPolicyContext([subject("Role", "b")])));
+    });
+
     it("the same subjects in another order share a table (the key sorts them)", async () => {
       const engine = await engineDenyingNameToB();
       const one = await engine.decisionsAsync(await prepare(engine, [subject("Role", "a"), subject("Tenant", "t-1")]));
