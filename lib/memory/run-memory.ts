@@ -89,7 +89,12 @@ function project(row: Row, node: ProjectionNode, typed: boolean): Row {
   return out;
 }
 
-const keyOf = (model: EntityModel, row: Row) => model.primaryKeys.map((k) => String(readColumn(row, k))).join("\u0000");
+/** A row's identity: its primary key values, each length-prefixed (a text may hold any separator), a date by its instant. */
+const keyOf = (model: EntityModel, row: Row) => model.primaryKeys.map((k) => {
+  const value = readColumn(row, k);
+  const text = value instanceof Date ? `@${value.getTime()}` : String(value);
+  return `${text.length}:${text}`;
+}).join("");
 
 export function runSegmentInMemory<T>(rows: readonly Row[], plan: SegmentPlan, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> {
   const filterPlan: FilterPlan = { root: plan.root, where: null, orders: plan.orders, page: plan.page, selects: plan.selects };

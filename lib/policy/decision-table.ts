@@ -3,7 +3,7 @@
 import type { CompiledRules } from "../rules/compiled-rules.js";
 import { roleConflict } from "../rules/compiled-rules.js";
 import type { PolicyFeature } from "../shapes/policy-enums.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext, QpSubject } from "./context.js";
 import { type Decision, attributeSources, decide } from "./decide.js";
 import type { PolicyMember } from "./references.js";
 
@@ -15,7 +15,7 @@ export class DecisionTable {
   decide(member: PolicyMember, feature: PolicyFeature): Decision {
     let byMember = this.memo.get(member.owner);
     if (!byMember) this.memo.set(member.owner, (byMember = new Map()));
-    const key = `${member.member.name}|${feature}`;
+    const key = `${member.member.name}|${feature}`; // unambiguous: the feature, a number, follows the last "|"
     let decision = byMember.get(key);
     if (!decision) {
       const sources = [...attributeSources(member.policy, feature), ...this.rules.sources(member, feature, this.context)];
@@ -35,8 +35,7 @@ const maxTables = 1000;
  * stores, or a store re-created, can both be at version N with different rules.
  */
 export function decisionTable(rules: CompiledRules, context: QpPolicyContext, engineId: number): DecisionTable {
-  const subjects = context.subjects.map((s) => `${s.kind}:${s.value}`).sort().join("\u0000");
-  const key = `${engineId}|${rules.identity}|${subjects}`;
+  const key = `${engineId}|${rules.identity.length}:${rules.identity}${subjectsKey(context.subjects)}`;
   let table = tables.get(key);
   if (!table) {
     if (tables.size >= maxTables) tables.clear();
@@ -44,4 +43,22 @@ export function decisionTable(rules: CompiledRules, context: QpPolicyContext, en
     tables.set(key, table);
   }
   return table;
+}
+
+/** Subject parts of keys, for subject lists frozen to the last member (a prepared context's, context.ts). */
+const subjectKeys = new WeakMap<readonly QpSubject[], string>();
+
+/**
+ * A subject set as a key part: each subject self-delimiting (lengths before texts, whatever a
+ * kind or value holds), sorted, so the part reads back into exactly one set. A value that is no
+ * text (a hand-built context) is marked apart from its spelling: rules match text only.
+ */
+function subjectsKey(subjects: readonly QpSubject[]): string {
+  let key = subjectKeys.get(subjects);
+  if (key === undefined) {
+    const text = (part: string) => `${part.length}:${part}`;
+    key = subjects.map((s) => text(String(s.kind)) + (typeof s.value === "string" ? text(s.value) : `~${text(String(s.value))}`)).sort().join("");
+    if (Object.isFrozen(subjects) && subjects.every((s) => Object.isFrozen(s))) subjectKeys.set(subjects, key);
+  }
+  return key;
 }

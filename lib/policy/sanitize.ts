@@ -2,7 +2,7 @@
 // resolved alias-aware and decided per feature; denied ones throw or are dropped by the
 // blocked-action table; forced predicates wrap the caller's condition; required predicates,
 // caps and the cost budget are checked. The output is an ordinary request with real names.
-import { Codes, fail } from "../errors/codes.js";
+import { Codes, fail, summaryOrderField } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Connector, DataType, Operator } from "../shapes/enums.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
@@ -446,15 +446,27 @@ export class Sanitizer {
     return { canonical, keyRenames, publicKeys, refs };
   }
 
-  /** A Summary order: on a group key it is an Order use of that field (dropped or refused by tier); aliases pass. */
-  summaryOrders(orders: readonly OrderBy[], keys: { canonical: string[]; publicKeys: string[]; refs: Reference[] }): OrderBy[] {
+  /**
+   * A Summary order is a field reference like any other: a group key by its public name is an
+   * Order use of that field; an aggregate alias is an Order use of the field it aggregates (a
+   * Count reads no field: COUNT(*)); anything else, a real name behind an alias included, is unknown.
+   */
+  summaryOrders(orders: readonly OrderBy[], keys: { canonical: string[]; publicKeys: string[]; refs: Reference[] }, aggregates: readonly AggregateBy[]): OrderBy[] {
     if (orders.length > this.options.caps.maxOrderFields) this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
     const kept: OrderBy[] = [];
     orders.forEach((order, i) => {
+      const where = `orders[${i}].field`;
       const wanted = (order.field ?? "").trim().toLowerCase();
+      if (wanted === "") return kept.push(order); // the plan reports a missing field
       const index = keys.publicKeys.findIndex((p) => p.toLowerCase() === wanted || p.replaceAll(".", "").toLowerCase() === wanted || groupKeyName(p).toLowerCase() === wanted);
-      if (index < 0) return kept.push(order);
-      if (this.allow(keys.refs[index]!, PolicyFeature.Order, `orders[${i}].field`, true)) kept.push({ ...order, field: keys.canonical[index]! });
+      if (index >= 0) {
+        if (this.allow(keys.refs[index]!, PolicyFeature.Order, where, true)) kept.push({ ...order, field: keys.canonical[index]! });
+        return;
+      }
+      const aggregate = aggregates.find((a) => (a.alias ?? "").trim().toLowerCase() === wanted);
+      if (!aggregate) fail(summaryOrderField(order.field!), "order by a group field or an aggregate alias", where);
+      const field = aggregate.aggregator === Aggregator.Count ? "" : (aggregate.field ?? "").trim();
+      if (field === "" || this.allow(reference(this.root, field, where), PolicyFeature.Order, where, true)) kept.push(order);
     });
     return kept;
   }
@@ -580,7 +592,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
     const aggregates = s.aggregates(groupBy.aggregateBy);
     checkKeyNames([...keys.keyRenames.values(), ...aggregates.map((a) => a.alias ?? "")], [...keys.keyRenames.keys(), ...aggregates.map((a) => a.alias ?? "")]);
     groupBy = { fields: keys.canonical, aggregateBy: aggregates };
-    orders = s.summaryOrders(summary.orders ?? [], keys);
+    orders = s.summaryOrders(summary.orders ?? [], keys, summary.groupBy!.aggregateBy); // the caller's public names
   }
   s.countConditions(summary.having);
   const page = s.page(summary.page);
