@@ -14,6 +14,8 @@ import {
 } from "../../lib/index.js";
 import { classPolicyOf } from "../../lib/policy/entity-policy.js";
 import { ruleMaskChain, transformChainOf } from "../../lib/transform/field-transforms.js";
+import { compiledMaskPattern } from "../../lib/transform/linear-regex.js";
+import { maskRegex } from "../../lib/transform/strategies.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";
 import { Employee, STAFF, ruleData } from "../rules/domain.js";
@@ -110,6 +112,13 @@ describe("Regex masks on the linear-time engine (issue #18)", () => {
     for (const pattern of ["\\C", "(?P<n>a)", "\\z", "[[:alpha:]]", "(unclosed"]) {
       expect(decorate(pattern), pattern).to.throw(QpDecoratorError, /Risky\.value.*does not compile as a JavaScript pattern/);
     }
+  });
+
+  // docs/TRANSFORMS.md names the differences of meaning between RE2 and V8; these are they.
+  it("where the engines differ, RE2's meaning applies: \\s is ASCII whitespace without \\v, . also matches \\r, U+2028 and U+2029", () => {
+    const mask = (pattern: string, text: string) => maskRegex(text, { strategy: MaskStrategy.Regex, pattern, replacement: "_" }, compiledMaskPattern(pattern));
+    expect(mask("\\s", " \t\n\f\r\v\u00a0\u2003x")).to.equal("_____\v\u00a0\u2003x");
+    expect(mask(".", "a\r\u2028\u2029\nb")).to.equal("____\n_");
   });
 
   it("accepts the patterns the old checker refused as catastrophic, and ordinary ones", () => {
