@@ -115,10 +115,11 @@ describe("Regex masks on the linear-time engine (issue #18)", () => {
   });
 
   // docs/TRANSFORMS.md names the differences of meaning between RE2 and V8; these are they.
-  it("where the engines differ, RE2's meaning applies: \\s is ASCII whitespace without \\v, . also matches \\r, U+2028 and U+2029", () => {
+  it("where the engines differ, RE2's meaning applies: \\s is ASCII whitespace without \\v, . also matches \\r, U+2028 and U+2029, a lone surrogate becomes U+FFFD", () => {
     const mask = (pattern: string, text: string) => maskRegex(text, { strategy: MaskStrategy.Regex, pattern, replacement: "_" }, compiledMaskPattern(pattern));
     expect(mask("\\s", " \t\n\f\r\v\u00a0\u2003x")).to.equal("_____\v\u00a0\u2003x");
     expect(mask(".", "a\r\u2028\u2029\nb")).to.equal("____\n_");
+    expect(mask("\\d", "\udc00 1 \ud83d")).to.equal("\ufffd _ \ufffd");
   });
 
   it("accepts the patterns the old checker refused as catastrophic, and ordinary ones", () => {
