@@ -5,6 +5,7 @@ import { MaskStrategy } from "../shapes/policy-enums.js";
 import type { FieldKind } from "../model/field-kind.js";
 import type { MemberPolicy } from "../policy/entity-policy.js";
 import { QpConfigurationError } from "../policy/options.js";
+import { type MaskPattern, compileMaskPattern, compiledMaskPattern } from "./linear-regex.js";
 
 export interface TransformChain {
   readonly source: string;
@@ -13,7 +14,8 @@ export interface TransformChain {
   readonly generalize?: GeneralizeOptions;
   readonly format?: string;
   readonly mask?: MaskOptions;
-  readonly maskRegex: RegExp | null;
+  /** The Regex mask's pattern compiled for RE2 (linear-time), or null. */
+  readonly maskRegex: MaskPattern | null;
   readonly truncate?: { length: number; ellipsis: string };
   /** May the field be grouped or aggregated (values are transformed only after materialization)? */
   readonly allowAggregate: boolean;
@@ -61,7 +63,7 @@ function build(policy: MemberPolicy, kind: FieldKind | null): TransformChain | n
     generalize: pick("generalize")?.options,
     format: pick("format")?.format,
     mask: mask?.options,
-    maskRegex: mask?.options.strategy === MaskStrategy.Regex ? new RegExp(mask.options.pattern!, "gu") : null,
+    maskRegex: mask?.options.strategy === MaskStrategy.Regex ? compiledMaskPattern(mask.options.pattern!) : null,
     truncate: truncate ? { length: truncate.length, ellipsis: truncate.ellipsis } : undefined,
     allowAggregate: options.every((o) => o.allowAggregate === true),
     minGroupSize: floors.length ? Math.max(...floors) : null,
@@ -76,10 +78,19 @@ export function ruleMaskChain(mask: MaskOptions, member: { owner: Function; memb
   let chain = ruleChains.get(mask);
   if (!chain) {
     chain = {
-      source, mask, maskRegex: mask.strategy === MaskStrategy.Regex && mask.pattern ? new RegExp(mask.pattern, "gu") : null,
+      source, mask, maskRegex: mask.strategy === MaskStrategy.Regex ? storedRulePattern(mask.pattern) : null,
       allowAggregate: false, minGroupSize: null, tokenScope: mask.tokenScope ?? `${member.owner.name}.${member.member.name}`,
     };
     ruleChains.set(mask, chain);
   }
   return chain;
+}
+
+/**
+ * A rule's pattern was checked when written, but a relational store may hold one written before
+ * Regex masks ran on RE2 (a lookahead, say): that mask then hides the whole value (null → Full).
+ */
+function storedRulePattern(pattern: string | undefined): MaskPattern | null {
+  const result = typeof pattern === "string" && pattern ? compileMaskPattern(pattern) : null;
+  return result && "compiled" in result ? result.compiled : null;
 }

@@ -4,7 +4,7 @@ import { HmacSha256 } from "./hmac-sha256.js";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
 import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
 import { characterView, characters, offsetAfter } from "./characters.js";
-import { maxRegexInput } from "./safe-regex.js";
+import { type MaskPattern, maxRegexInput } from "./linear-regex.js";
 import { decimalText, multipleOf, roundTo, toDecimal } from "./decimal.js";
 
 const defaultMaskChar = "*";
@@ -64,9 +64,12 @@ export function maskPhone(text: string, o: MaskOptions): string {
   return result;
 }
 
-/** Regex: every match of pattern is replaced by replacement (default "***"); values over 10,000 characters are masked Full. */
-export function maskRegex(text: string, o: MaskOptions, compiled: RegExp): string {
-  if (text.length > maxRegexInput) return maskFull(text, o);
+/**
+ * Regex: every match of pattern (on RE2, linear-time) is replaced by replacement (default "***"); values over 10,000
+ * characters are masked Full, and so is every value when there is no compiled pattern (a stored rule RE2 cannot run).
+ */
+export function maskRegex(text: string, o: MaskOptions, compiled: MaskPattern | null): string {
+  if (text.length > maxRegexInput || !compiled) return maskFull(text, o);
   compiled.lastIndex = 0;
   return text.replace(compiled, o.replacement ?? "***");
 }
@@ -87,13 +90,13 @@ export function hmac(salt: string, text: string): string {
 /** Keys by salt: an application has one or a few; the states are as secret as the salt itself, which the options already hold. */
 const hashKeys = new Map<string, HmacSha256>();
 
-export function applyTextMask(text: string, o: MaskOptions, regex: RegExp | null): string {
+export function applyTextMask(text: string, o: MaskOptions, regex: MaskPattern | null): string {
   switch (o.strategy) {
     case MaskStrategy.Full: return maskFull(text, o);
     case MaskStrategy.Partial: return maskPartial(text, o);
     case MaskStrategy.Email: return maskEmail(text, o);
     case MaskStrategy.Phone: return maskPhone(text, o);
-    case MaskStrategy.Regex: return maskRegex(text, o, regex!);
+    case MaskStrategy.Regex: return maskRegex(text, o, regex);
     case MaskStrategy.Fixed: return maskFixed(o);
     default: throw new Error(`internal: ${o.strategy} is not a text mask`);
   }

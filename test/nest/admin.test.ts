@@ -169,6 +169,16 @@ describe("querylib/nest admin API", function () {
       expectError(await writer("POST", "/qp-admin/rules", { subjectKind: "Global", entity: "accounts", field: "salary", effect: "Mask", mask: { strategy: "Full" } }), 409, "RuleRejected", /salary is a number field/);
     });
 
+    // Regex masks run on RE2 (linear time): what it cannot run is refused on write, and the bounded-repetition attack of issue #18 is taken and runs.
+    it("refuses a Regex mask RE2 cannot run with 409 RuleRejected naming the linear-time engine; takes the bounded-repetition attack pattern", async () => {
+      const rule = (pattern: string) => ({ subjectKind: "Global", entity: "accounts", field: "name", effect: "Mask", mask: { strategy: "Regex", pattern } });
+      expectError(await writer("POST", "/qp-admin/rules", rule("\\d(?=\\d{4})")), 409, "RuleRejected", /lookarounds .* not supported by the linear-time engine \(RE2\)/);
+      expectError(await writer("POST", "/qp-admin/rules", rule("(\\w)\\1")), 409, "RuleRejected", /backreferences .* not supported by the linear-time engine \(RE2\)/);
+      const attack = await writer("POST", "/qp-admin/rules", rule(`${"\\D{0,20}".repeat(7)}X`));
+      expect(attack.status, attack.text).to.equal(201);
+      expect((await writer("DELETE", `/qp-admin/rules/${attack.body.id}`)).status).to.equal(204);
+    });
+
     it("deletes a rule: 204 without a body, then 404 RuleNotFound", async () => {
       const reply = await writer("DELETE", `/qp-admin/rules/${created.id}`);
       expect(reply.status).to.equal(204);

@@ -90,8 +90,8 @@ export class TrCard {
   @PrimaryColumn({ type: "int" }) id!: number;
   @Column({ type: "int" }) holderId!: number;
   @ManyToOne(() => TrHolder, (h) => h.cards) @JoinColumn({ name: "holderId" }) holder!: TrHolder;
-  /** Every digit followed by four more digits becomes "*": only the last four stay. */
-  @QpMask({ strategy: MaskStrategy.Regex, pattern: "\\d(?=\\d{4})", replacement: "*" }) @Column({ type: "varchar", length: 24 }) pan!: string;
+  /** The first twelve of sixteen digits become "*": only the last four stay (RE2 has no lookahead, so a capture keeps them). */
+  @QpMask({ strategy: MaskStrategy.Regex, pattern: "\\d{12}(\\d{4})", replacement: "************$1" }) @Column({ type: "varchar", length: 24 }) pan!: string;
 }
 
 /** Rule 2 broken on purpose: a text mask on an int column (refused at configure time / first use). */
