@@ -5,7 +5,7 @@ import { MaskStrategy } from "../shapes/policy-enums.js";
 import type { FieldKind } from "../model/field-kind.js";
 import type { MemberPolicy } from "../policy/entity-policy.js";
 import { QpConfigurationError } from "../policy/options.js";
-import { type MaskPattern, compileMaskPattern, compiledMaskPattern } from "./linear-regex.js";
+import { type MaskPattern, admitMaskPattern, compiledMaskPattern } from "./linear-regex.js";
 
 export interface TransformChain {
   readonly source: string;
@@ -88,9 +88,10 @@ export function ruleMaskChain(mask: MaskOptions, member: { owner: Function; memb
 
 /**
  * A rule's pattern was checked when written, but a relational store may hold one written before
- * Regex masks ran on RE2 (a lookahead, say): that mask then hides the whole value (null → Full).
+ * Regex masks ran on RE2 (a lookahead, say) or were measured (a large counted repetition): that
+ * mask then hides the whole value (null → Full).
  */
 function storedRulePattern(pattern: string | undefined): MaskPattern | null {
-  const result = typeof pattern === "string" && pattern ? compileMaskPattern(pattern) : null;
+  const result = typeof pattern === "string" && pattern ? admitMaskPattern(pattern) : null;
   return result && "compiled" in result ? result.compiled : null;
 }

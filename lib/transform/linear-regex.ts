@@ -43,6 +43,54 @@ export function compileMaskPattern(pattern: string): { compiled: MaskPattern } |
   }
 }
 
+/**
+ * RE2's time per character is bounded, but the bound grows with the compiled program: a counted
+ * repetition such as \D{0,1000} or (?:\p{L}{0,100}){3} costs 0.2-1 s on one 10,000-character
+ * value (typical mask patterns: under 2 ms). The program's size is not exposed by the re2 package,
+ * so an admitted pattern is measured instead of inspected: on freshly compiled instances (RE2
+ * builds its automaton lazily, so a first run is the slow one) over maximal values of four kinds
+ * of text. The threshold sits about an order of magnitude from both groups (measured on a loaded
+ * 2-core machine: \p{L}+ 1.3 ms, (?:\D{0,100}){2}X 4.4 ms; \p{L}{0,50}X 213 ms, \D{0,1000}X 888 ms),
+ * so a slow spell does not move a pattern across it. A 1,000-character sample comes first, and only a
+ * pattern over a tenth of the limit there is measured on the maximal value: the check runs on the
+ * event loop, so refusing a costly pattern should cost one maximal run, not several (about 1 s).
+ */
+export const maxRegexMillisPerValue = 20;
+const costProbeUnits = ["abcdefghij", "Lorem ipsum dolor sit amet, 42 consectetur ", "0123456789-+ ./", "\u4f60\u597d\u4e16\u754c\u03a9\u03bb\u00df"];
+const probeOf = (unit: string, length: number) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+const costProbes = costProbeUnits.map((unit) => ({ sample: probeOf(unit, maxRegexInput / 10), maximal: probeOf(unit, maxRegexInput) }));
+
+/** Milliseconds one replace over `text` takes on a freshly compiled (or never run) instance. */
+function coldMillis(pattern: string, text: string, compiled: MaskPattern = new (linearEngine())(pattern, "gu")): number {
+  const start = process.hrtime.bigint();
+  text.replace(compiled, "");
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/**
+ * The pattern compiled as compileMaskPattern does, or why it is refused: what RE2 cannot compile,
+ * and a pattern whose measured cost on a maximal value exceeds maxRegexMillisPerValue. Used where
+ * a pattern is admitted (QpMask read, Mask rule written, a stored rule loaded), not per query.
+ */
+export function admitMaskPattern(pattern: string): { compiled: MaskPattern } | { problem: string } {
+  const result = compileMaskPattern(pattern);
+  if ("problem" in result) return result;
+  let unused: MaskPattern | undefined = result.compiled;
+  for (const { sample, maximal } of costProbes) {
+    const sampleMillis = coldMillis(pattern, sample, unused);
+    unused = undefined;
+    if (sampleMillis <= maxRegexMillisPerValue / 10) continue;
+    const millis = coldMillis(pattern, maximal);
+    if (millis > maxRegexMillisPerValue) {
+      return {
+        problem: `the linear-time engine (RE2) needs about ${Math.round(millis)} ms for one ${maxRegexInput.toLocaleString("en")}-character value ` +
+          `with it (at most ${maxRegexMillisPerValue} ms is admitted): large counted repetitions such as {0,1000} or \\p{…}{0,50} make RE2's program large; use +, * or smaller counts`,
+      };
+    }
+  }
+  return result;
+}
+
 /** RE2's reason in the words of the documentation: what it does not support, and why. */
 function engineRefusal(message: string): string {
   if (/invalid escape sequence: \\(?:[1-9]|k)/.test(message)) {

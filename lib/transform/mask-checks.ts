@@ -4,7 +4,7 @@
 import type { MaskOptions, TransformOptions } from "../../decorators/registry.js";
 import { MaskStrategy } from "../shapes/policy-enums.js";
 import { characters } from "./characters.js";
-import { compileMaskPattern } from "./linear-regex.js";
+import { admitMaskPattern } from "./linear-regex.js";
 
 export interface MaskProblem {
   readonly code: "UnknownMaskStrategy" | "MissingPattern" | "UnsafePattern" | "InvalidMaskChar" | "InvalidKeepCount" | "InvalidMinGroupSize";
@@ -16,7 +16,7 @@ export function maskOptionsProblem(o: MaskOptions): MaskProblem | null {
   if (o.strategy === MaskStrategy.Regex) {
     if (typeof o.pattern !== "string" || !o.pattern) return { code: "MissingPattern", message: "QpMask Regex needs a pattern" };
     // Compiled here once more than needed: a refusal must come when the decorator is read or the rule written, not at the first query.
-    const compiled = compileMaskPattern(o.pattern);
+    const compiled = admitMaskPattern(o.pattern);
     if ("problem" in compiled) return { code: "UnsafePattern", message: `QpMask Regex pattern /${o.pattern}/ is refused: ${compiled.problem}` };
   }
   // One user-perceived character, however many code units: "•", "🔒", a ZWJ emoji sequence, a flag.

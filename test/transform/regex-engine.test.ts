@@ -14,7 +14,7 @@ import {
 } from "../../lib/index.js";
 import { classPolicyOf } from "../../lib/policy/entity-policy.js";
 import { ruleMaskChain, transformChainOf } from "../../lib/transform/field-transforms.js";
-import { compiledMaskPattern } from "../../lib/transform/linear-regex.js";
+import { admitMaskPattern, compiledMaskPattern, maxRegexMillisPerValue } from "../../lib/transform/linear-regex.js";
 import { maskRegex } from "../../lib/transform/strategies.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";
@@ -125,6 +125,41 @@ describe("Regex masks on the linear-time engine (issue #18)", () => {
   it("accepts the patterns the old checker refused as catastrophic, and ordinary ones", () => {
     for (const pattern of ["(a+)+$", "(a|a)*", "(\\w+\\s?)*$", "(x+x+)+y", "(?:a*)*b", "(\\d+){2,}$", "(a|aa)+$", "\\w*\\w*\\w*!", ".*.*=.*", "\\d+\\.?\\d*", "\\d{4}", "[0-9]+", "^\\w+@", "\\p{L}+"]) {
       expect(decorate(pattern), pattern).to.not.throw();
+    }
+  });
+});
+
+// RE2 is linear in the value, but a large compiled program makes each character costly: one
+// \D{0,1000}X over a 10,000-character value took ~0.1-0.9 s here, a page of them minutes. Such a
+// pattern is measured when admitted and refused (lib/transform/linear-regex.ts, admitMaskPattern).
+const oversized = ["\\D{0,1000}X", `${"(?:\\D{0,1000})".repeat(4)}X`, "(?:\\p{L}{0,100}){3}X"];
+
+describe("Regex masks on the linear-time engine: patterns too costly per value (issue #18)", () => {
+  it("the cost is real: RE2 needs over 20 ms for one 10,000-character value with each refused pattern (fresh instance)", () => {
+    const value = "abcdefghij".repeat(1000);
+    for (const pattern of oversized) {
+      const compiled = new RE2(pattern, "gu");
+      const start = process.hrtime.bigint();
+      value.replace(compiled, "");
+      expect(Number(process.hrtime.bigint() - start) / 1e6, pattern).to.be.greaterThan(maxRegexMillisPerValue);
+    }
+  });
+
+  for (const pattern of oversized) {
+    it(`refuses /${pattern}/ when QpMask is read and when a Mask rule is written, naming the measured cost`, async function () {
+      this.timeout(60_000);
+      expect(decorate(pattern)).to.throw(QpDecoratorError, /Risky\.value.*needs about \d+ ms for one 10,000-character value/);
+      const e = rulesEngine();
+      const rule = { subjectKind: QpSubjectKind.Global, entity: STAFF, field: "name", effect: PolicyEffect.Mask, mask: { strategy: MaskStrategy.Regex, pattern } };
+      const error = await expectLogicError(() => e.upsertRuleAsync(rule, "admin"), RuleRejected);
+      expect(error.message).to.match(/at most 20 ms is admitted/);
+      expect(await e.listRulesAsync()).to.deep.equal([]);
+    });
+  }
+
+  it("admits typical patterns and small counted repetitions (the attack pattern included: RE2 runs it in well under a millisecond)", () => {
+    for (const pattern of [attack, "\\d{12}(\\d{4})", "[^@\\s]+@", "\\p{L}+", "(?:\\w{0,30}){5}X", "[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}"]) {
+      expect(admitMaskPattern(pattern), pattern).to.have.property("compiled");
     }
   });
 });
