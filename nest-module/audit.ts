@@ -211,11 +211,13 @@ const transientCodes = new Set([
  * connection exception (SQLSTATE class 08), a code above, or pg's messages for a dropped
  * connection. A full disk, a missing table or a rejected row are not: retrying cannot help soon.
  */
+const droppedConnectionMessage = /connection terminated|connection (?:was )?(?:lost|closed|reset)|timeout exceeded when trying to connect|not queryable/i;
+
 export function isTransientAuditFailure(error: unknown, depth = 0): boolean {
   if (error === null || typeof error !== "object" || depth > 3) return false;
   const e = error as { code?: unknown; driverError?: unknown; cause?: unknown; message?: unknown; errors?: unknown };
   if (typeof e.code === "string" && (transientCodes.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
-  if (typeof e.message === "string" && /connection terminated|connection (?:was )?(?:lost|closed|reset)|timeout exceeded when trying to connect|not queryable/i.test(e.message)) return true;
+  if (typeof e.message === "string" && droppedConnectionMessage.test(e.message)) return true;
   if (Array.isArray(e.errors) && e.errors.some((inner) => isTransientAuditFailure(inner, depth + 1))) return true;
   return isTransientAuditFailure(e.driverError, depth + 1) || isTransientAuditFailure(e.cause, depth + 1);
 }
@@ -243,9 +245,10 @@ export class QpTypeOrmAuditSink implements IQpAuditSink {
 
   constructor(private readonly dataSource: DataSource, private readonly options: QpTypeOrmAuditSinkOptions = {}) {
     const { batchSize, retries, retryDelay } = options;
-    if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize >= 1)) throw new RangeError("QpTypeOrmAuditSink: batchSize must be an integer ≥ 1");
-    if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 10)) throw new RangeError("QpTypeOrmAuditSink: retries must be an integer from 0 to 10");
-    if (retryDelay !== undefined && !(Number.isFinite(retryDelay) && retryDelay >= 0 && retryDelay <= 10_000)) throw new RangeError("QpTypeOrmAuditSink: retryDelay must be 0 to 10000 ms");
+    const integerIn = (value: number, min: number, max: number) => Number.isInteger(value) && value >= min && value <= max;
+    if (batchSize !== undefined && !integerIn(batchSize, 1, 100_000)) throw new RangeError("QpTypeOrmAuditSink: batchSize must be an integer from 1 to 100000");
+    if (retries !== undefined && !integerIn(retries, 0, 10)) throw new RangeError("QpTypeOrmAuditSink: retries must be an integer from 0 to 10");
+    if (retryDelay !== undefined && !integerIn(retryDelay, 0, 10_000)) throw new RangeError("QpTypeOrmAuditSink: retryDelay must be an integer from 0 to 10000 (ms)");
   }
 
   async write(events: readonly QpAuditEvent[]): Promise<void> {

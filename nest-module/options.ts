@@ -135,7 +135,8 @@ export function checkModuleOptions(options: unknown, where = "QueryLibModule"): 
     const interceptor = o.audit === true || (typeof o.audit === "object" && o.audit !== null && o.audit.interceptor !== false);
     if (o.auditFailure === "failClosed" && !interceptor) {
       throw new QpConfigurationError(
-        `${where}: auditFailure "failClosed" needs audit drained by QpAuditInterceptor (set audit, without interceptor: false): the middleware drains after the response is sent and can only log`,
+        `${where}: auditFailure "failClosed" needs audit drained by QpAuditInterceptor (set audit, without interceptor: false): `
+          + "the middleware drains after the response is sent and can only log",
       );
     }
   }

@@ -259,7 +259,11 @@ describe("querylib/nest audit: QpTypeOrmAuditSink retries", () => {
   });
 
   it("tells transient failures apart", () => {
-    for (const transient of [{ code: "ECONNREFUSED" }, { code: "08006" }, { code: "57P01" }, { driverError: { code: "PROTOCOL_CONNECTION_LOST" } }, new Error("Connection terminated unexpectedly"), new AggregateError([{ code: "ECONNREFUSED" }])]) {
+    const transients = [
+      { code: "ECONNREFUSED" }, { code: "08006" }, { code: "57P01" }, { driverError: { code: "PROTOCOL_CONNECTION_LOST" } },
+      new Error("Connection terminated unexpectedly"), new AggregateError([{ code: "ECONNREFUSED" }]),
+    ];
+    for (const transient of transients) {
       expect(isTransientAuditFailure(transient), JSON.stringify(transient)).to.equal(true);
     }
     for (const other of [{ code: "53100" }, { code: "ENOSPC" }, { code: "42P01" }, new Error("relation \"querylib_audit_event\" does not exist"), null, "ECONNRESET"]) {

@@ -60,7 +60,12 @@ forEachRulesTarget("Audit: a refused request's events", (ctx) => {
   });
 
   it("a Segment without selects names the default projection: its audited column is Refused too", async () => {
-    const segment = { conditionSets: [{ sort: 1, conditionGroup: where(cond("audited", "Equal", ["a1"])).conditionGroup }, { sort: 2, intersection: "Union", conditionGroup: where(cond("nope", "Equal", ["x"])).conditionGroup }] };
+    const segment = {
+      conditionSets: [
+        { sort: 1, conditionGroup: where(cond("audited", "Equal", ["a1"])).conditionGroup },
+        { sort: 2, intersection: "Union", conditionGroup: where(cond("nope", "Equal", ["x"])).conditionGroup },
+      ],
+    };
     const { error, events } = await refused(segment);
     assert.deepEqual(events, [["audited", "Where", "Refused", error.code, true], ["audited", "Select", "Refused", error.code, true]]);
   });
