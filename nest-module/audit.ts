@@ -1,8 +1,11 @@
 // Audit: events recorded on a request's policy contexts are drained once, at the end of the
 // request, to an IQpAuditSink, by QpAuditInterceptor (a Nest interceptor, usually global) or by
 // useQpPolicyAudit(app) (an HTTP middleware). Without either they are built and never written.
-// Sinks: in memory, the Nest Logger, and an append-only relational table.
-import { type CallHandler, type ExecutionContext, Inject, Injectable, type INestApplication, Logger, type NestInterceptor } from "@nestjs/common";
+// Sinks: in memory, the Nest Logger, and an append-only relational table. A sink that cannot
+// write is logged (auditFailure "log") or, with auditFailure "failClosed", withholds the
+// response: 503 AuditUnavailable instead of data whose trail is not written.
+import { type CallHandler, type ExecutionContext, HttpException, HttpStatus, Inject, Injectable, type INestApplication, Logger, type NestInterceptor } from "@nestjs/common";
+import { backOff } from "exponential-backoff";
 import { Observable, from, mergeMap, catchError, throwError } from "rxjs";
 import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource } from "typeorm";
 import type { IQpAuditSink, QpAuditEvent, QpPolicyEngine, QpSubject } from "../lib/index.js";
@@ -11,8 +14,10 @@ import { QP_RUNTIME, type QpRuntime } from "./tokens.js";
 
 /** An audit event as querylib/nest writes it: the engine's event plus the request it came from. */
 export interface QpRequestAuditEvent extends QpAuditEvent {
-  /** The request's `x-request-id` (when a short token) or a generated UUID; the same for every event of one request. */
+  /** A UUID generated on the server for the request; the same for every event of one request, and only of it. */
   readonly requestId: string | null;
+  /** The client's `x-request-id` when it is a short token, else null: the client's label, not an identity (any client may send any). */
+  readonly clientRequestId?: string | null;
   /** HTTP method and path (no query string) of the request. */
   readonly method: string | null;
   readonly path: string | null;
@@ -20,25 +25,42 @@ export interface QpRequestAuditEvent extends QpAuditEvent {
 
 const logger = new Logger("QueryLibAudit");
 
+/** What a request whose audit events cannot be written gets: `log` (the default) answers as usual, `failClosed` answers 503. */
+export type QpAuditFailureMode = "log" | "failClosed";
+
+/** 503 `{ code: "AuditUnavailable", message }`: under auditFailure "failClosed", the request's events could not be written. */
+export class QpAuditUnavailableError extends HttpException {
+  constructor(readonly requestId: string) {
+    // An HttpException, so the body has the QpErrorBody shape with QpExceptionFilter and with Nest's own filter alike.
+    super({ code: "AuditUnavailable", message: `the audit trail could not be written; the response is withheld (request ${requestId})` }, HttpStatus.SERVICE_UNAVAILABLE);
+    this.name = "QpAuditUnavailableError";
+  }
+}
+
 /**
  * Moves every event recorded on the request's contexts to the sink, once: a second call (the
  * interceptor and the middleware both installed, say) finds the scope drained and writes
- * nothing. A sink failure is logged; the response is not changed by it.
+ * nothing. A sink failure is logged, one line naming the request and then each lost event as
+ * JSON (so the trail can be rebuilt from the log); under `failClosed` it then throws
+ * QpAuditUnavailableError, otherwise the response is not changed by it.
  */
-export async function drainAuditEvents(scope: QpRequestScope, sink: IQpAuditSink | null | undefined): Promise<number> {
+export async function drainAuditEvents(scope: QpRequestScope, sink: IQpAuditSink | null | undefined, failure: QpAuditFailureMode = "log"): Promise<number> {
   if (scope.drained) return 0;
   scope.drained = true;
   const events: QpRequestAuditEvent[] = [];
   for (const context of scope.contexts) {
     for (const event of context.auditEvents.splice(0) as QpAuditEvent[]) {
-      events.push({ ...event, requestId: scope.requestId, method: scope.method, path: scope.path });
+      events.push({ ...event, requestId: scope.requestId, clientRequestId: scope.clientRequestId, method: scope.method, path: scope.path });
     }
   }
   if (events.length === 0 || !sink) return 0;
   try {
     await sink.write(events);
   } catch (error) {
-    logger.error(`audit sink failed to write ${events.length} event(s) of request ${scope.requestId}: ${(error as Error).message}`);
+    const client = scope.clientRequestId === null ? "" : ` (client id ${scope.clientRequestId})`;
+    logger.error(`audit sink failed to write ${events.length} event(s) of request ${scope.requestId}${client}: ${(error as Error)?.message ?? String(error)}`);
+    for (const event of events) logger.error(`lost audit event ${JSON.stringify(event)}`);
+    if (failure === "failClosed") throw new QpAuditUnavailableError(scope.requestId);
   }
   return events.length;
 }
@@ -57,24 +79,27 @@ export class QpAuditInterceptor implements NestInterceptor {
     const scope = scopeOf(context.switchToHttp().getRequest<object>());
     scope.engine ??= this.runtime.engine;
     const sink = this.runtime.auditSink;
+    const drain = () => drainAuditEvents(scope, sink, this.runtime.auditFailure);
     // Without `audit` in the module options the handler still runs in its scope (currentContext()),
     // but nothing is drained: the events are built and never written.
     if (!this.runtime.drainsInInterceptor) return new Observable((subscriber) => {
       const subscription = runInScope(scope, () => next.handle().subscribe(subscriber));
       return () => subscription.unsubscribe();
     });
+    // The value goes out only after its events were written (or their loss logged): under
+    // failClosed a failed write turns it, or the handler's own error, into QpAuditUnavailableError.
     return new Observable((subscriber) => {
       const subscription = runInScope(scope, () =>
         next.handle().pipe(
-          mergeMap((value) => from(drainAuditEvents(scope, sink).then(() => value))),
-          catchError((error: unknown) => from(drainAuditEvents(scope, sink)).pipe(mergeMap(() => throwError(() => error)))),
+          catchError((error: unknown) => from(drain()).pipe(mergeMap(() => throwError(() => error)))),
+          mergeMap((value) => from(drain().then(() => value))),
         ).subscribe({
           next: (value) => subscriber.next(value),
           error: (error) => subscriber.error(error),
           complete: () => {
             // A handler that completes without a value still has its events drained.
             if (scope.drained) subscriber.complete();
-            else void drainAuditEvents(scope, sink).finally(() => subscriber.complete());
+            else drain().then(() => subscriber.complete(), (error: unknown) => subscriber.error(error));
           },
         }),
       );
@@ -91,7 +116,8 @@ interface ResponseLike {
  * The middleware form (spec: `app.UseQpPolicyAudit()`): each request runs with its scope in
  * AsyncLocalStorage, and its events are drained when the response has finished (or the
  * connection closed). Call it before `app.listen()`/`app.init()`. The sink is `options.sink`,
- * else the QueryLibModule's audit sink.
+ * else the QueryLibModule's audit sink. The response is gone by then, so a sink failure can
+ * only be logged: auditFailure "failClosed" needs QpAuditInterceptor.
  */
 export function useQpPolicyAudit(app: INestApplication, options: { sink?: IQpAuditSink } = {}): INestApplication {
   let runtime: QpRuntime | null = null;
@@ -147,7 +173,10 @@ export class QpAuditEventRecord {
   @PrimaryGeneratedColumn() id!: number;
   /** ISO-8601 time the query was sanitized. */
   @Index() @Column({ type: "varchar", length: 40 }) at!: string;
+  /** Generated on the server per request. */
   @Index() @Column({ type: "varchar", length: 64, nullable: true }) requestId!: string | null;
+  /** The client's `x-request-id` (a label the client chose; not unique). */
+  @Index() @Column({ type: "varchar", length: 64, nullable: true }) clientRequestId!: string | null;
   @Column({ type: "varchar", length: 16, nullable: true }) method!: string | null;
   @Column({ type: "varchar", length: 400, nullable: true }) path!: string | null;
   /** The entity's public name (else its class name). */
@@ -159,6 +188,8 @@ export class QpAuditEventRecord {
   /** What the policy did: Allowed, Masked, Generalized, Dropped, Denied, Injected, … */
   @Column({ type: "varchar", length: 16 }) action!: string;
   @Column({ type: "boolean" }) enforced!: boolean;
+  /** The refusal's code when the request was refused (its events then say Refused or Denied), else null. */
+  @Column({ type: "varchar", length: 64, nullable: true }) refusal!: string | null;
   /** The caller's user subject, for filtering the trail without parsing `subjects`. */
   @Index() @Column({ type: "varchar", length: 200, nullable: true }) userId!: string | null;
   @Index() @Column({ type: "varchar", length: 200, nullable: true }) tenant!: string | null;
@@ -168,25 +199,76 @@ export class QpAuditEventRecord {
 
 const firstSubject = (subjects: readonly QpSubject[], kind: string) => subjects.find((s) => s.kind === kind)?.value ?? null;
 
+/** Node and driver error codes of a lost or refused connection, a deadlock or a busy database: worth a retry. */
+const transientCodes = new Set([
+  "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ECONNABORTED",
+  "PROTOCOL_CONNECTION_LOST", "ER_CON_COUNT_ERROR", "ER_LOCK_DEADLOCK", "ER_LOCK_WAIT_TIMEOUT", "SQLITE_BUSY", "SQLITE_LOCKED",
+  "40001", "40P01", "53300", "57P01", "57P02", "57P03", // PostgreSQL: serialization, deadlock, too many connections, shutdown, cannot connect now
+]);
+
+/**
+ * True for a failure that may clear within a moment (the connection, a lock): a PostgreSQL
+ * connection exception (SQLSTATE class 08), a code above, or pg's messages for a dropped
+ * connection. A full disk, a missing table or a rejected row are not: retrying cannot help soon.
+ */
+const droppedConnectionMessage = /connection terminated|connection (?:was )?(?:lost|closed|reset)|timeout exceeded when trying to connect|not queryable/i;
+
+export function isTransientAuditFailure(error: unknown, depth = 0): boolean {
+  if (error === null || typeof error !== "object" || depth > 3) return false;
+  const e = error as { code?: unknown; driverError?: unknown; cause?: unknown; message?: unknown; errors?: unknown };
+  if (typeof e.code === "string" && (transientCodes.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
+  if (typeof e.message === "string" && droppedConnectionMessage.test(e.message)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((inner) => isTransientAuditFailure(inner, depth + 1))) return true;
+  return isTransientAuditFailure(e.driverError, depth + 1) || isTransientAuditFailure(e.cause, depth + 1);
+}
+
+export interface QpTypeOrmAuditSinkOptions {
+  /** Rows per INSERT (default 200); a request's batches are written in one transaction. */
+  readonly batchSize?: number;
+  /** Retries after a transient failure (default 3; 0: none). */
+  readonly retries?: number;
+  /** The first retry's delay in ms (default 50), doubled for each further one: 50, 100, 200. */
+  readonly retryDelay?: number;
+}
+
 /**
  * Appends events to `querylib_audit_event` through TypeORM (SQLite, PostgreSQL, MariaDB/MySQL):
  * add `QpTypeOrmAuditSink.entities` to the DataSource. It only ever inserts (no update, no
  * delete); grant the application's database user INSERT and SELECT only on this table to make
- * the trail append-only for the application as well.
+ * the trail append-only for the application as well. A transient failure (isTransientAuditFailure)
+ * is retried a bounded number of times with back-off; then, or at once for any other failure,
+ * write rejects and the host's auditFailure mode decides. A retry after an acknowledgement that
+ * was lost may write a request's events twice, never fewer.
  */
 export class QpTypeOrmAuditSink implements IQpAuditSink {
   static readonly entities = [QpAuditEventRecord];
 
-  constructor(private readonly dataSource: DataSource, private readonly options: { batchSize?: number } = {}) {}
+  constructor(private readonly dataSource: DataSource, private readonly options: QpTypeOrmAuditSinkOptions = {}) {
+    const { batchSize, retries, retryDelay } = options;
+    const integerIn = (value: number, min: number, max: number) => Number.isInteger(value) && value >= min && value <= max;
+    if (batchSize !== undefined && !integerIn(batchSize, 1, 100_000)) throw new RangeError("QpTypeOrmAuditSink: batchSize must be an integer from 1 to 100000");
+    if (retries !== undefined && !integerIn(retries, 0, 10)) throw new RangeError("QpTypeOrmAuditSink: retries must be an integer from 0 to 10");
+    if (retryDelay !== undefined && !integerIn(retryDelay, 0, 10_000)) throw new RangeError("QpTypeOrmAuditSink: retryDelay must be an integer from 0 to 10000 (ms)");
+  }
 
   async write(events: readonly QpAuditEvent[]): Promise<void> {
     const rows = (events as readonly QpRequestAuditEvent[]).map((e) => ({
-      at: e.at, requestId: e.requestId ?? null, method: e.method ?? null, path: e.path ?? null, entity: e.entity, field: e.field,
-      feature: e.feature, action: e.action, enforced: e.enforced, userId: firstSubject(e.subjects, "User"), tenant: firstSubject(e.subjects, "Tenant"),
+      at: e.at, requestId: e.requestId ?? null, clientRequestId: e.clientRequestId ?? null, method: e.method ?? null, path: e.path ?? null, entity: e.entity, field: e.field,
+      feature: e.feature, action: e.action, enforced: e.enforced, refusal: e.refusal ?? null, userId: firstSubject(e.subjects, "User"), tenant: firstSubject(e.subjects, "Tenant"),
       subjects: JSON.stringify(e.subjects),
     }));
+    if (rows.length === 0) return;
     const size = this.options.batchSize ?? 200;
-    const repository = this.dataSource.getRepository(QpAuditEventRecord);
-    for (let i = 0; i < rows.length; i += size) await repository.insert(rows.slice(i, i + size));
+    const insert = async () => {
+      if (rows.length <= size) return void (await this.dataSource.getRepository(QpAuditEventRecord).insert(rows));
+      // All of a request's events or none, so that a retry does not write its first batches twice.
+      await this.dataSource.transaction(async (manager) => {
+        for (let i = 0; i < rows.length; i += size) await manager.insert(QpAuditEventRecord, rows.slice(i, i + size));
+      });
+    };
+    await backOff(insert, {
+      numOfAttempts: 1 + (this.options.retries ?? 3), startingDelay: this.options.retryDelay ?? 50, timeMultiple: 2, jitter: "none",
+      retry: (error: unknown) => isTransientAuditFailure(error),
+    });
   }
 }

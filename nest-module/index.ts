@@ -9,6 +9,7 @@ export { SchemaRequestDto, ExplainRequestDto, SimulateRequestDto, RuleRequestDto
 export { QpClaimsAdapter, getPolicyContextAsync, QpClaimsError, claimDefaults, type QpClaimsOptions, type QpClaimsErrorCode } from "./claims.js";
 export {
   QpAuditInterceptor, useQpPolicyAudit, drainAuditEvents, QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, QpAuditEventRecord, type QpRequestAuditEvent,
+  QpAuditUnavailableError, isTransientAuditFailure, type QpAuditFailureMode, type QpTypeOrmAuditSinkOptions,
 } from "./audit.js";
 export { QpExceptionFilter, QpHttpError, httpErrorOf, policyStatus, type QpErrorBody } from "./errors.js";
 export { currentScope, scopeOf, type QpRequestScope } from "./request-scope.js";

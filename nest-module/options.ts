@@ -42,6 +42,12 @@ export interface QueryLibModuleOptions {
   readonly claims?: QpClaimsOptions;
   /** Drain audit events at the end of each request (`true` = defaults). */
   readonly audit?: QpAuditModuleOptions | boolean;
+  /**
+   * A request whose audit events the sink cannot write: `"log"` (default) logs the request id and
+   * every lost event and answers as usual; `"failClosed"` answers 503 `AuditUnavailable` with none
+   * of its data. failClosed needs `audit` drained by QpAuditInterceptor (not `interceptor: false`).
+   */
+  readonly auditFailure?: "log" | "failClosed";
   /** Named authorization policies the admin mapping refers to. */
   readonly authorizationPolicies?: Readonly<Record<string, QpAuthorizationPolicy>>;
   /** The DataSource simulate compiles against; default: the one TypeOrmModule registered. */
@@ -60,7 +66,7 @@ export interface QueryLibModuleAsyncOptions {
   readonly admin?: QpAdminOptions;
 }
 
-const moduleKeys = ["policies", "configure", "providers", "useDefaultEngine", "admin", "claims", "audit", "authorizationPolicies", "dataSource"];
+const moduleKeys = ["policies", "configure", "providers", "useDefaultEngine", "admin", "claims", "audit", "auditFailure", "authorizationPolicies", "dataSource"];
 const adminKeys = ["routePrefix", "readPolicy", "writePolicy", "allowAnonymousAccess"];
 const auditKeys = ["sink", "interceptor"];
 
@@ -123,6 +129,16 @@ export function checkModuleOptions(options: unknown, where = "QueryLibModule"): 
     if (o.audit === null || typeof o.audit !== "object") throw new QpConfigurationError(`${where}: audit must be true, false or { sink, interceptor }`);
     for (const key of Object.keys(o.audit)) if (!auditKeys.includes(key)) throw new QpConfigurationError(`${where}: audit.${key}: unknown option; expected one of ${auditKeys.join(", ")}`);
     if (o.audit.sink !== undefined && typeof o.audit.sink?.write !== "function") throw new QpConfigurationError(`${where}: audit.sink must implement IQpAuditSink (write(events))`);
+  }
+  if (o.auditFailure !== undefined) {
+    if (o.auditFailure !== "log" && o.auditFailure !== "failClosed") throw new QpConfigurationError(`${where}: auditFailure must be "log" or "failClosed"`);
+    const interceptor = o.audit === true || (typeof o.audit === "object" && o.audit !== null && o.audit.interceptor !== false);
+    if (o.auditFailure === "failClosed" && !interceptor) {
+      throw new QpConfigurationError(
+        `${where}: auditFailure "failClosed" needs audit drained by QpAuditInterceptor (set audit, without interceptor: false): `
+          + "the middleware drains after the response is sent and can only log",
+      );
+    }
   }
   checkClaimsOptions(o.claims, `${where}: claims`);
   if (o.admin !== undefined) checkAdminOptions(o.admin, o.authorizationPolicies, `${where}: admin`);

@@ -1,5 +1,6 @@
 // The per-request scope of querylib/nest: the policy contexts built for one HTTP request (and
-// so their audit events), the engine that serves it and a request id. The scope is attached
+// so their audit events), the engine that serves it and a request id generated here (a client's
+// `x-request-id` is only kept beside it: clients choose it, so two users could send the same). The scope is attached
 // to the request object and, while the request runs under QpAuditInterceptor or
 // useQpPolicyAudit, held in AsyncLocalStorage, so code without the request in hand finds the
 // request's own context and concurrent requests never share one.
@@ -8,8 +9,10 @@ import { randomUUID } from "node:crypto";
 import type { QpPolicyContext, QpPolicyEngine } from "../lib/index.js";
 
 export interface QpRequestScope {
-  /** The request's `x-request-id` header when it is a short token, else a new UUID; stamped on its audit events. */
+  /** A UUID generated for this request on the server; stamped on its audit events. */
   readonly requestId: string;
+  /** The client's `x-request-id` header when it is a short token, else null: a label, never an identity. */
+  readonly clientRequestId: string | null;
   readonly method: string | null;
   readonly path: string | null;
   /** The engine of the QueryLibModule serving the request (set by the interceptor or middleware). */
@@ -43,7 +46,8 @@ export function scopeOf(request: object): QpRequestScope {
     const header = r.headers?.["x-request-id"];
     const url = typeof r.originalUrl === "string" ? r.originalUrl : typeof r.url === "string" ? r.url : null;
     scope = {
-      requestId: typeof header === "string" && requestIdPattern.test(header) ? header : randomUUID(),
+      requestId: randomUUID(),
+      clientRequestId: typeof header === "string" && requestIdPattern.test(header) ? header : null,
       method: typeof r.method === "string" ? r.method : null,
       path: url === null ? null : url.split("?")[0]!,
       engine: null,

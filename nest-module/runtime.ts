@@ -48,6 +48,11 @@ export class QpRuntime {
     return audit === true || (typeof audit === "object" && audit !== null && audit.interceptor !== false);
   }
 
+  /** What a request whose audit events cannot be written gets (module option auditFailure, default "log"). */
+  get auditFailure(): "log" | "failClosed" {
+    return this.options.auditFailure ?? "log";
+  }
+
   /** Registers a named policy (module options or mapQpPolicyAdmin). */
   registerPolicy(name: string, policy: QpAuthorizationPolicy): void {
     if (typeof policy === "function" && typeof (policy as Type<CanActivate>).prototype?.canActivate === "function") this.pendingClasses.set(name, policy as Type<CanActivate>);

@@ -71,12 +71,13 @@ export class QueryController {
     return this.run("summary", entity, request, body, sql);
   }
 
-  /** The relational audit trail (append-only table querylib_audit_event), newest first. */
+  /** The relational audit trail (append-only table querylib_audit_event), newest first; by server request id or the client's x-request-id. */
   @Get("audit")
   @UseGuards(AdminRoleGuard)
-  async audit(@Query("requestId") requestId?: string, @Query("limit") limit?: string) {
+  async audit(@Query("requestId") requestId?: string, @Query("limit") limit?: string, @Query("clientRequestId") clientRequestId?: string) {
     const take = Math.min(Math.max(Number.parseInt(limit ?? "50", 10) || 50, 1), 500);
-    const rows = await this.dataSource.getRepository(QpAuditEventRecord).find({ where: requestId ? { requestId } : {}, order: { id: "DESC" }, take });
+    const where = { ...(requestId ? { requestId } : {}), ...(clientRequestId ? { clientRequestId } : {}) };
+    const rows = await this.dataSource.getRepository(QpAuditEventRecord).find({ where, order: { id: "DESC" }, take });
     return rows.map((r) => ({ ...r, subjects: JSON.parse(r.subjects) as unknown }));
   }
 }

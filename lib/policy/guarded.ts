@@ -22,19 +22,31 @@ import { applyRenames, renameKeys } from "./renames.js";
 import { applyTransforms } from "../transform/apply.js";
 import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
+import { refusedAuditEvents } from "./refused-audit.js";
 
 export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
 }
 
-/** Sanitizes a parsed request. Its trace may share entries with the engine's memos: hand out only copyTrace(trace). */
-export async function sanitize(engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true, decisions?: DecisionTable): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
+/**
+ * Sanitizes a parsed request. Its trace may share entries with the engine's memos: hand out only
+ * copyTrace(trace). `collect`, when given, receives every audit event the sanitizer built, also
+ * when it throws (a refused request's events are rebuilt from them: refused-audit.ts).
+ */
+export async function sanitize(
+  engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true, decisions?: DecisionTable,
+  collect?: QpAuditEvent[],
+): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
   const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
   sanitizer.audit = audit;
-  const result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
-    : kind === "summary" ? sanitizeSummary(sanitizer, shape as Summary, getQueryString)
-      : sanitizeFilter(sanitizer, shape as Filter, getQueryString);
-  return { ...result, audited: sanitizer.audited };
+  try {
+    const result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
+      : kind === "summary" ? sanitizeSummary(sanitizer, shape as Summary, getQueryString)
+        : sanitizeFilter(sanitizer, shape as Filter, getQueryString);
+    return { ...result, audited: sanitizer.audited };
+  } finally {
+    collect?.push(...sanitizer.audited);
+  }
 }
 
 /** A guarded shape ready to run again: its sanitized form, its statements and the audit events it records. */
@@ -83,10 +95,10 @@ export class GuardedQuery<T extends ObjectLiteral> {
 
   /**
    * A shape on a Repository: sanitized and prepared once per distinct request and caller (see
-   * guardedPlans); `audit` records its audit events on the context (replayed on a hit).
+   * guardedPlans); `audit` collects its audit events (replayed on a hit), null: none.
    * Errors come in the uncached order: the request's, the source's, the store's.
    */
-  private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: boolean): Promise<{ plan: GuardedPlan; connection: Connection }> {
+  private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: QpAuditEvent[] | null): Promise<{ plan: GuardedPlan; connection: Connection }> {
     let resolved: ResolvedSource;
     let decisions: DecisionTable;
     try {
@@ -101,7 +113,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const key = guardedKey(decisions, values, kind, request, getQueryString);
     let plan = key === null ? undefined : guardedPlans.get(resolved.model, key);
     if (plan) {
-      if (audit) this.replayAudit(plan.audited);
+      audit?.push(...this.replayed(plan.audited));
     } else {
       const parsed = parseShape(kind, key === null ? shape : requestOf(request!));
       const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? guardedKey(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
@@ -113,36 +125,75 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return { plan, connection: resolved.connection };
   }
 
-  /** A cached plan's audit events, recorded again with this run's time and subjects. */
-  private replayAudit(events: readonly QpAuditEvent[]): void {
-    const { maxAuditEvents } = this.engine.options.caps;
-    for (const event of events) recordAudit(this.context.auditEvents, maxAuditEvents, { ...event, at: new Date().toISOString(), subjects: this.context.subjects });
+  /** A cached plan's audit events, again, with this run's time and subjects. */
+  private replayed(events: readonly QpAuditEvent[]): QpAuditEvent[] {
+    const at = new Date().toISOString();
+    return events.map((event) => ({ ...event, at, subjects: this.context.subjects }));
+  }
+
+  /**
+   * Runs one guarded query and records its audit events on the context when it ends: the events
+   * it collected when it returns data, else those of a refused request (refused-audit.ts), so
+   * that no event of a query that returned nothing says Allowed.
+   */
+  private async audited<R>(kind: ShapeKind, shape: unknown, work: (collect: QpAuditEvent[]) => Promise<R>): Promise<R> {
+    const collected: QpAuditEvent[] = [];
+    let events: readonly QpAuditEvent[] = collected;
+    try {
+      return await work(collected);
+    } catch (error) {
+      events = this.refusedEvents(kind, shape, collected, error);
+      throw error;
+    } finally {
+      const { maxAuditEvents } = this.engine.options.caps;
+      for (const event of events) recordAudit(this.context.auditEvents, maxAuditEvents, event);
+    }
+  }
+
+  private refusedEvents(kind: ShapeKind, shape: unknown, collected: readonly QpAuditEvent[], error: unknown): readonly QpAuditEvent[] {
+    let model: EntityModel | null;
+    let parsed: ParsedShape | null;
+    try {
+      model = Array.isArray(this.source) ? modelOfArray(this.source) : resolveSource(this.source as QuerySource<T>).model;
+    } catch {
+      model = null;
+    }
+    try {
+      parsed = parseShape(kind, shape);
+    } catch {
+      parsed = null; // a request that does not parse names no field yet
+    }
+    if (!model) return []; // the source did not resolve: nothing was sanitized
+    const entity = this.engine.options.entities.nameOf(model.target) ?? model.name;
+    return refusedAuditEvents(entity, this.context.subjects, model, kind, parsed, collected, error);
   }
 
   /**
    * The parsed request bound into the sanitized form of an earlier request of the same shape for
    * the same caller (sanitized-shapes.ts says why that is exact), or null when there is none.
    */
-  private rebound(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, shapeKey: string | null, audit: boolean) {
+  private rebound(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, shapeKey: string | null, audit: QpAuditEvent[] | null) {
     const known = shapeKey === null ? undefined : sanitizedShapes.get(model, shapeKey);
     const rebound = known ? rebind(kind, known, parsed as Filter | Segment, model, this.engine.options.caps.maxPageSize) : null;
     if (!known || !rebound) return null;
-    if (audit) this.replayAudit(known.audited);
+    audit?.push(...this.replayed(known.audited));
     return { sanitized: rebound as SanitizeResult<ParsedShape>, audited: known.audited };
   }
 
   /** Sanitizes in full, and offers the result for reuse by later requests of its shape. */
-  private async sanitizeAndKeep(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, decisions: DecisionTable, shapeKey: string | null, getQueryString: boolean, audit: boolean) {
-    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, audit, decisions);
+  private async sanitizeAndKeep(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, decisions: DecisionTable, shapeKey: string | null, getQueryString: boolean, audit: QpAuditEvent[] | null) {
+    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, decisions, audit ?? undefined);
     if (shapeKey !== null) sanitizedShapes.offer(model, shapeKey, { parsed: parsed as Filter | Segment, sanitized: sanitized as SanitizeResult<Filter | Segment>, audited: sanitized.audited });
     return { sanitized, audited: sanitized.audited };
   }
 
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
-    if (Array.isArray(this.source)) return this.runInMemory(kind, parseShape(kind, shape), typed, getQueryString);
-    const { plan, connection } = await this.plan(kind, shape, getQueryString, true);
-    const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
-    return finish(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine, this.context);
+    if (Array.isArray(this.source)) return this.runInMemory(kind, shape, parseShape(kind, shape), typed, getQueryString);
+    return this.audited(kind, shape, async (collect) => {
+      const { plan, connection } = await this.plan(kind, shape, getQueryString, collect);
+      const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
+      return finish(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine, this.context);
+    });
   }
 
   /**
@@ -152,15 +203,17 @@ export class GuardedQuery<T extends ObjectLiteral> {
    */
   async toStatementsAsync(shape?: FilterInput | SegmentInput | SummaryInput | string | null): Promise<ShapeStatements & { policy: PolicyTrace }> {
     if (Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toStatementsAsync needs a database source; an in-memory array has no SQL");
-    const { plan } = await this.plan(shapeKindOf(shape), shape, false, false);
+    const { plan } = await this.plan(shapeKindOf(shape), shape, false, null);
     return { ...statementsOf(plan.prepared), policy: copyTrace(plan.sanitized.trace) };
   }
 
-  private async runInMemory(kind: ShapeKind, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
+  private async runInMemory(kind: ShapeKind, shape: unknown, parsed: ParsedShape, typed: boolean, getQueryString: boolean) {
     const rows = this.source as readonly T[];
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
-    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString);
-    return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
+    return this.audited(kind, shape, async (collect) => {
+      const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, undefined, collect);
+      return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
+    });
   }
 
   /** Filter, Segment or Summary, told apart by their members. */
@@ -179,12 +232,12 @@ export class GuardedQuery<T extends ObjectLiteral> {
   toList(shape: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toList runs on in-memory arrays; use toListAsync on a database source");
     const kind = shapeKindOf(shape);
-    return this.runInMemory(kind, parseShape(kind, shape), true, getQueryString) as Promise<GuardedResult<T>>;
+    return this.runInMemory(kind, shape, parseShape(kind, shape), true, getQueryString) as Promise<GuardedResult<T>>;
   }
 
   toListDynamic(filter?: FilterInput | string | null, getQueryString = false): Promise<GuardedResult<Record<string, unknown>>> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toListDynamic runs on in-memory arrays; use toListAsyncDynamic on a database source");
-    return this.runInMemory("filter", parseFilter(filter), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
+    return this.runInMemory("filter", filter, parseFilter(filter), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }
 }
 

@@ -537,7 +537,7 @@ type ScopeColumn = { readonly path: string; readonly members: readonly PolicyMem
 const scopeColumns = new WeakMap<MemberScope, WeakMap<Function, readonly ScopeColumn[]>>();
 
 /** Every column of a scope (embedded members flattened), once per scope and owner: the model is fixed. */
-function columnsOf(scope: MemberScope, owner: Function): readonly ScopeColumn[] {
+export function columnsOf(scope: MemberScope, owner: Function): readonly ScopeColumn[] {
   let byOwner = scopeColumns.get(scope);
   if (!byOwner) scopeColumns.set(scope, (byOwner = new WeakMap()));
   let columns = byOwner.get(owner);

@@ -43,7 +43,8 @@ describe("querylib/nest audit", function () {
       expect(sink.writes).to.equal(1);
       expect(sink.events.map((e) => e.feature).sort()).to.deep.equal(["Order", "Select", "Where"]);
       for (const event of sink.events) {
-        expect(event).to.include({ entity: "accounts", field: "salary", action: "Allowed", enforced: true, requestId: "req-one", method: "POST", path: "/accounts/query" });
+        expect(event).to.include({ entity: "accounts", field: "salary", action: "Allowed", enforced: true, clientRequestId: "req-one", method: "POST", path: "/accounts/query" });
+        expect(event.refusal).to.equal(undefined);
         expect(event.subjects).to.deep.equal([{ kind: QpSubjectKind.User, value: "uma" }, { kind: QpSubjectKind.Tenant, value: "t-2" }, { kind: QpSubjectKind.Role, value: "member" }]);
         expect(Date.parse(event.at)).to.be.closeTo(Date.now(), 5000);
       }
@@ -56,17 +57,42 @@ describe("querylib/nest audit", function () {
       expect(sink.events).to.deep.equal([]);
     });
 
-    it("records a refused use (Denied) and drains it although the query failed", async () => {
+    it("records a refused use (Denied), every other audited use of the refused request as Refused, and drains them although the query failed", async () => {
       const rule = await t.service.engine.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject: "member", entity: "accounts", field: "salary", features: PolicyFeature.Where, effect: PolicyEffect.Deny });
       try {
         const reply = await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1", "dora"), body: salaryQuery, headers: { "x-request-id": "req-denied" } });
         expect(reply.status).to.equal(403);
         expect(reply.body).to.include({ code: "FieldDeniedForWhere", errorCode: 1 });
         expect(sink.writes).to.equal(1);
-        expect(sink.events.map((e) => [e.feature, e.action, e.requestId])).to.deep.equal([["Where", "Denied", "req-denied"]]);
+        expect(sink.events.map((e) => [e.feature, e.action, e.refusal, e.clientRequestId])).to.deep.equal([
+          ["Where", "Denied", "FieldDeniedForWhere", "req-denied"], ["Order", "Refused", "FieldDeniedForWhere", "req-denied"], ["Select", "Refused", "FieldDeniedForWhere", "req-denied"],
+        ]);
       } finally {
         await t.service.engine.deleteRuleAsync(rule.id);
       }
+    });
+
+    it("a request refused for an unknown field named before an audited one records a Refused event for every audited use it names", async () => {
+      const body = {
+        conditionGroup: { conditions: [{ sort: 1, field: "noSuchField", dataType: "Number", operator: "GreaterThan", values: [0] }, { sort: 2, field: "salary", dataType: "Number", operator: "GreaterThan", values: [0] }] },
+        selects: ["id", "salary", "alsoUnknown"], orders: [{ sort: 1, field: "salary" }],
+      };
+      const reply = await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1", "ivy"), body, headers: { "x-request-id": "req-unknown" } });
+      expect(reply.status, reply.text).to.equal(400);
+      expect(reply.body.data).to.equal(undefined);
+      expect(sink.events.map((e) => [e.field, e.feature, e.action, e.refusal, e.enforced])).to.deep.equal([
+        ["salary", "Where", "Refused", reply.body.code, true], ["salary", "Order", "Refused", reply.body.code, true], ["salary", "Select", "Refused", reply.body.code, true],
+      ]);
+      expect(sink.events.every((e) => e.clientRequestId === "req-unknown" && e.subjects[0]!.value === "ivy")).to.equal(true);
+    });
+
+    it("a request refused with QueryStringDenied after its fields were allowed leaves no Allowed event: each says Refused", async () => {
+      const reply = await call(t.url, "POST", "/accounts/query-sql", { claims: callers.tenant("t-2"), body: salaryQuery, headers: { "x-request-id": "req-sql" } });
+      expect(reply.status, reply.text).to.equal(403);
+      expect(reply.body).to.include({ code: "QueryStringDenied", errorCode: 14 });
+      expect(sink.events.map((e) => [e.feature, e.action, e.refusal])).to.deep.equal([
+        ["Where", "Refused", "QueryStringDenied"], ["Order", "Refused", "QueryStringDenied"], ["Select", "Refused", "QueryStringDenied"],
+      ]);
     });
 
     it("writes none for simulate", async () => {
@@ -86,15 +112,31 @@ describe("querylib/nest audit", function () {
       });
       expect(sink.writes).to.equal(requests.filter((r) => r.audited).length);
       for (const r of requests) {
-        const own = sink.events.filter((e) => e.requestId === `par-${r.i}`);
+        const own = sink.events.filter((e) => e.clientRequestId === `par-${r.i}`);
         expect(own, `request ${r.i}`).to.have.length(r.audited ? 3 : 0);
         for (const e of own) expect(e.subjects.slice(0, 2)).to.deep.equal([{ kind: "User", value: r.user }, { kind: "Tenant", value: r.tenant }]);
       }
     });
 
-    it("takes a request id it is given only when it is a short token", async () => {
+    it("generates the request id on the server: two users sending one x-request-id get two ids; the client's value is kept apart", async () => {
+      await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1", "ann"), body: salaryQuery, headers: { "x-request-id": "same-id" } });
+      await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-2", "bob"), body: salaryQuery, headers: { "x-request-id": "same-id" } });
+      const byUser = (user: string) => sink.events.filter((e) => e.subjects[0]!.value === user);
+      const [ann, bob] = [byUser("ann"), byUser("bob")];
+      expect(ann).to.have.length(3);
+      expect(bob).to.have.length(3);
+      for (const events of [ann, bob]) {
+        expect(new Set(events.map((e) => e.requestId)).size).to.equal(1);
+        expect(events[0]!.requestId).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+        expect(events.every((e) => e.clientRequestId === "same-id")).to.equal(true);
+      }
+      expect(ann[0]!.requestId).to.not.equal(bob[0]!.requestId);
+    });
+
+    it("keeps a client's request id only when it is a short token", async () => {
       await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1"), body: salaryQuery, headers: { "x-request-id": "bad id with spaces" } });
       expect(sink.events[0]!.requestId).to.match(/^[0-9a-f-]{36}$/);
+      expect(sink.events[0]!.clientRequestId).to.equal(null);
     });
   });
 
@@ -137,7 +179,7 @@ describe("querylib/nest audit", function () {
       expect(reply.body.recorded).to.equal(3);
       await waitFor(() => sink.events.length === 3);
       expect(sink.writes).to.equal(1);
-      expect(new Set(sink.events.map((e) => e.requestId))).to.deep.equal(new Set(["mw-1"]));
+      expect(new Set(sink.events.map((e) => e.clientRequestId))).to.deep.equal(new Set(["mw-1"]));
     });
 
     it("also for a request whose handler throws", async () => {
@@ -186,7 +228,7 @@ describe("querylib/nest audit", function () {
       expect(await drainAuditEvents(scope, sink)).to.equal(2);
       expect(await drainAuditEvents(scope, sink)).to.equal(0);
       expect(sink.events).to.have.length(2);
-      expect(sink.events[0]).to.include({ requestId: "d-1", method: "GET", path: "/x" });
+      expect(sink.events[0]).to.include({ requestId: scope.requestId, clientRequestId: "d-1", method: "GET", path: "/x" });
     });
 
     it("logs a failing sink and carries on", async () => {
@@ -212,10 +254,12 @@ describe("querylib/nest audit", function () {
         await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-2", "zed"), body: salaryQuery, headers: { "x-request-id": "db-1" } });
         await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-3", "yan"), body: { selects: ["salary"] }, headers: { "x-request-id": "db-2" } });
         const rows = await dataSource.getRepository(QpAuditEventRecord).find({ order: { id: "ASC" } });
-        expect(rows.map((r) => [r.requestId, r.feature, r.userId, r.tenant])).to.deep.equal([
+        expect(rows.map((r) => [r.clientRequestId, r.feature, r.userId, r.tenant])).to.deep.equal([
           ["db-1", "Where", "zed", "t-2"], ["db-1", "Order", "zed", "t-2"], ["db-1", "Select", "zed", "t-2"], ["db-2", "Select", "yan", "t-3"],
         ]);
-        expect(rows[0]).to.include({ entity: "accounts", field: "salary", action: "Allowed", enforced: true, method: "POST", path: "/accounts/query" });
+        expect(new Set(rows.slice(0, 3).map((r) => r.requestId)).size).to.equal(1);
+        expect(rows[0]!.requestId).to.match(/^[0-9a-f-]{36}$/).and.not.equal(rows[3]!.requestId);
+        expect(rows[0]).to.include({ entity: "accounts", field: "salary", action: "Allowed", enforced: true, refusal: null, method: "POST", path: "/accounts/query" });
         expect(JSON.parse(rows[0]!.subjects)).to.deep.equal([{ kind: "User", value: "zed" }, { kind: "Tenant", value: "t-2" }, { kind: "Role", value: "member" }]);
       } finally {
         await t.close();

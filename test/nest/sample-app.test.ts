@@ -248,7 +248,7 @@ describe("sample app", function () {
         expect(admin.status, admin.text).to.equal(200);
         const top = await s.dataSource.getRepository(Employee).find({ where: { tenantId: "acme" }, order: { salary: "DESC", id: "ASC" }, take: 3 });
         expect(admin.body.data).to.deep.equal(top.map((e) => ({ id: e.id, salary: e.salary, title: e.jobTitle, homeAddress: "[withheld]" })));
-        const trail = await as("ada")("GET", "/api/audit?requestId=salary-check");
+        const trail = await as("ada")("GET", "/api/audit?clientRequestId=salary-check");
         expect(trail.status).to.equal(200);
         expect(trail.body.map((e: any) => [e.field, e.feature, e.action, e.userId, e.tenant]).sort()).to.deep.equal([["salary", "Order", "Allowed", "ada", "acme"], ["salary", "Select", "Allowed", "ada", "acme"]]);
         expect((await as("ben")("GET", "/api/audit")).status).to.equal(403);
@@ -408,13 +408,13 @@ describe("sample app", function () {
         }, { "x-request-id": c.requestId })
         : as(c.user)("POST", "/api/customers/filter", { conditionGroup: { conditions: [eq("status", "Active", "Enum")] }, selects: ["id", "tenantId"], page: { pageNumber: 1, pageSize: 200 } }, { "x-request-id": c.requestId })));
 
-      const events = await s.dataSource.getRepository(QpAuditEventRecord).find({ where: { requestId: In(calls.map((c) => c.requestId)) } });
+      const events = await s.dataSource.getRepository(QpAuditEventRecord).find({ where: { clientRequestId: In(calls.map((c) => c.requestId)) } });
       calls.forEach((c, n) => {
         const reply = replies[n]!;
         const tenant = tenantOf[c.user];
         expect(reply.status, `${c.requestId}: ${reply.text}`).to.equal(200);
         expect(new Set(reply.body.data.map((r: { tenantId: string }) => r.tenantId)), c.requestId).to.deep.equal(new Set([tenant]));
-        const own = events.filter((e) => e.requestId === c.requestId);
+        const own = events.filter((e) => e.clientRequestId === c.requestId);
         if (c.employees) {
           expect(reply.body.data.map((r: { id: number }) => r.id)).to.deep.equal(expectedEmployees.get(tenant));
           const support = c.user === "cleo" || c.user === "erin";
@@ -456,7 +456,7 @@ describe("sample app", function () {
         const rules = await request(s!.url, "GET", "/qp-admin/rules", "dev-ada");
         expect(rules.body).to.have.length(sampleRules.length);
         await request(s!.url, "POST", "/api/employees/filter", "dev-ada", { selects: ["salary"] }, { "x-request-id": `pg-${dialect}` });
-        expect(await s!.dataSource.getRepository(QpAuditEventRecord).count({ where: { requestId: `pg-${dialect}` } })).to.equal(1);
+        expect(await s!.dataSource.getRepository(QpAuditEventRecord).count({ where: { clientRequestId: `pg-${dialect}` } })).to.equal(1);
       });
     });
   }

@@ -83,6 +83,13 @@ export class AccountsController {
     return guarded.toListAsync(body ?? {});
   }
 
+  /** The guarded query asking for its SQL too (getQueryString): refused under a forced predicate. */
+  @Post("query-sql") @HttpCode(200)
+  async querySql(@Req() request: object, @Body() body: unknown) {
+    const guarded = await this.querylib.guardAsync(this.dataSource.getRepository(Account), request);
+    return guarded.toListAsync(body ?? {}, true);
+  }
+
   /** Runs the guarded query (recording its audit events), then fails. */
   @Post("query-then-fail") @HttpCode(200)
   async queryThenFail(@Req() request: object, @Body() body: unknown) {
