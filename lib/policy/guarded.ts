@@ -93,7 +93,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       resolved = resolveSource(this.source as QuerySource<T>);
       decisions = await this.engine.decisionsAsync(this.context);
     } catch (error) {
-      parseShape(kind, shape);
+      parseShape(kind, shape, this.engine.options.caps);
       throw error;
     }
     const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
@@ -103,7 +103,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     if (plan) {
       if (audit) this.replayAudit(plan.audited);
     } else {
-      const parsed = parseShape(kind, key === null ? shape : requestOf(request!));
+      const parsed = parseShape(kind, key === null ? shape : requestOf(request!), this.engine.options.caps);
       const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? guardedKey(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
       const { sanitized, audited } = this.rebound(kind, parsed, resolved.model, shapeKey, audit)
         ?? await this.sanitizeAndKeep(kind, parsed, resolved.model, decisions, shapeKey, getQueryString, audit);
@@ -139,7 +139,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
   }
 
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
-    if (Array.isArray(this.source)) return this.runInMemory(kind, parseShape(kind, shape), typed, getQueryString);
+    if (Array.isArray(this.source)) return this.runInMemory(kind, parseShape(kind, shape, this.engine.options.caps), typed, getQueryString);
     const { plan, connection } = await this.plan(kind, shape, getQueryString, true);
     const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
     return finish(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine, this.context);
@@ -179,12 +179,12 @@ export class GuardedQuery<T extends ObjectLiteral> {
   toList(shape: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toList runs on in-memory arrays; use toListAsync on a database source");
     const kind = shapeKindOf(shape);
-    return this.runInMemory(kind, parseShape(kind, shape), true, getQueryString) as Promise<GuardedResult<T>>;
+    return this.runInMemory(kind, parseShape(kind, shape, this.engine.options.caps), true, getQueryString) as Promise<GuardedResult<T>>;
   }
 
   toListDynamic(filter?: FilterInput | string | null, getQueryString = false): Promise<GuardedResult<Record<string, unknown>>> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toListDynamic runs on in-memory arrays; use toListAsyncDynamic on a database source");
-    return this.runInMemory("filter", parseFilter(filter), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
+    return this.runInMemory("filter", parseFilter(filter, this.engine.options.caps), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }
 }
 
