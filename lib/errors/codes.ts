@@ -33,7 +33,7 @@ export const Codes = {
   GroupByRequired: "SummaryMustHasGroupBy",
   EntityNotSupported: "EntityMetadataNotFound",
   UnsupportedOnBuilder: "NotSupportedOnQueryBuilder",
-  /** U+0000 or a lone UTF-16 surrogate in a text value: PostgreSQL refuses the first, every driver sends U+FFFD for the second. */
+  /** U+0000 or a lone UTF-16 surrogate in a text value: PostgreSQL refuses the first; the second reaches no database as written. */
   InvalidCharacter: "ValueHasInvalidCharacter",
 } as const;
 

@@ -52,8 +52,8 @@ export function coerceValue(token: string, dataType: DataType, column: ColumnMem
 
 /**
  * Text every target can compare alike: no U+0000 (PostgreSQL cannot store or bind it) and no
- * lone surrogate (the drivers encode it as U+FFFD, so a database would compare another text than
- * the in-memory target).
+ * lone surrogate (node-postgres and mysql2 send U+FFFD, better-sqlite3 the bytes ED A0 80: each
+ * database would compare another text than the in-memory target).
  */
 function wellFormedText(text: string, where: string): string {
   // With the u flag a surrogate pair is one code point, so \p{Cs} matches lone surrogates only.

@@ -253,7 +253,7 @@ forEachTarget("Bounds: every input dimension has a cap, on every request", (ctx)
       await rejectsWithCode(() => run({ groupBy: firstName, having }), "ValueHasInvalidCharacter", "having.conditions[0].values[0]");
     });
 
-    it("a lone UTF-16 surrogate (drivers would send U+FFFD instead): ValueHasInvalidCharacter", async () => {
+    it("a lone UTF-16 surrogate (PostgreSQL and MariaDB would get U+FFFD, SQLite invalid UTF-8): ValueHasInvalidCharacter", async () => {
       await rejectsWithCode(() => run(where("Al\uD800ice")), "ValueHasInvalidCharacter", "conditionGroup.conditions[0].values[0]");
       await rejectsWithCode(() => run(where("Alice\uDC00", "StartsWith")), "ValueHasInvalidCharacter", "conditionGroup.conditions[0].values[0]");
     });
