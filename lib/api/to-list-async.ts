@@ -4,14 +4,15 @@ import type { ObjectLiteral } from "typeorm";
 import type { FilterResult, SegmentResult, SummaryResult } from "../shapes/results.js";
 import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.js";
 import { type PreparedShape, type ShapeStatements, parseFilter, parseSegment, parseSummary, prepareParsed, runPrepared, shapeKindOf, statementsOf } from "./run-shape.js";
-import type { ShapeKind } from "../parse/parse-shapes.js";
+import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "./source.js";
 import { checkUnguarded } from "./unguarded.js";
 import { PlanCache, requestKey, requestOf } from "./plan-cache.js";
 import type { Connection } from "../execute/run-sql.js";
 
-export function parseShape(kind: ReturnType<typeof shapeKindOf>, shape: unknown) {
-  return kind === "segment" ? parseSegment(shape) : kind === "summary" ? parseSummary(shape) : parseFilter(shape);
+/** `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
+export function parseShape(kind: ReturnType<typeof shapeKindOf>, shape: unknown, limits?: ParseLimits) {
+  return kind === "segment" ? parseSegment(shape, limits) : kind === "summary" ? parseSummary(shape, limits) : parseFilter(shape, limits);
 }
 
 export function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, segment: SegmentInput & { conditionSets: unknown }, getQueryString?: boolean): Promise<SegmentResult<T>>;

@@ -33,6 +33,8 @@ export const Codes = {
   GroupByRequired: "SummaryMustHasGroupBy",
   EntityNotSupported: "EntityMetadataNotFound",
   UnsupportedOnBuilder: "NotSupportedOnQueryBuilder",
+  /** U+0000 or a lone UTF-16 surrogate in a text value: PostgreSQL refuses the first; the second reaches no database as written. */
+  InvalidCharacter: "ValueHasInvalidCharacter",
 } as const;
 
 export const requiredOneValue = (operator: Operator) => `ConditionWithOperator[${operator}]MustHasOnlyOneValue`;

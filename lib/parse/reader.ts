@@ -76,8 +76,11 @@ export function readEnum<E extends string>(value: unknown, path: string, members
     const found = names.get(value) ?? names.get(value.trim().toLowerCase());
     if (found !== undefined) return found;
   }
-  return fail(Codes.InvalidEnumValue, `"${String(value)}" is not one of ${members.join(", ")} (or their positions 0-${members.length - 1})`, path);
+  return fail(Codes.InvalidEnumValue, `${describe(value)} is not one of ${members.join(", ")} (or their positions 0-${members.length - 1})`, path);
 }
+
+/** A scalar as written; an array or object by its kind only (stringifying one recurses as deep as it nests). */
+const describe = (value: unknown) => (typeof value === "object" && value !== null ? (Array.isArray(value) ? "an array" : "an object") : `"${String(value)}"`);
 
 export function readBoolean(value: unknown, path: string, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;

@@ -105,7 +105,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       resolved = resolveSource(this.source as QuerySource<T>);
       decisions = await this.engine.decisionsAsync(this.context);
     } catch (error) {
-      parseShape(kind, shape);
+      parseShape(kind, shape, this.engine.options.caps);
       throw error;
     }
     const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
@@ -115,7 +115,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     if (plan) {
       audit?.push(...this.replayed(plan.audited));
     } else {
-      const parsed = parseShape(kind, key === null ? shape : requestOf(request!));
+      const parsed = parseShape(kind, key === null ? shape : requestOf(request!), this.engine.options.caps);
       const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? guardedKey(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
       const { sanitized, audited } = this.rebound(kind, parsed, resolved.model, shapeKey, audit)
         ?? await this.sanitizeAndKeep(kind, parsed, resolved.model, decisions, shapeKey, getQueryString, audit);
@@ -159,7 +159,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       model = null;
     }
     try {
-      parsed = parseShape(kind, shape);
+      parsed = parseShape(kind, shape, this.engine.options.caps);
     } catch {
       parsed = null; // a request that does not parse names no field yet
     }
@@ -188,7 +188,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
   }
 
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
-    if (Array.isArray(this.source)) return this.runInMemory(kind, shape, parseShape(kind, shape), typed, getQueryString);
+    if (Array.isArray(this.source)) return this.runInMemory(kind, shape, parseShape(kind, shape, this.engine.options.caps), typed, getQueryString);
     return this.audited(kind, shape, async (collect) => {
       const { plan, connection } = await this.plan(kind, shape, getQueryString, collect);
       const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
@@ -232,12 +232,12 @@ export class GuardedQuery<T extends ObjectLiteral> {
   toList(shape: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toList runs on in-memory arrays; use toListAsync on a database source");
     const kind = shapeKindOf(shape);
-    return this.runInMemory(kind, shape, parseShape(kind, shape), true, getQueryString) as Promise<GuardedResult<T>>;
+    return this.runInMemory(kind, shape, parseShape(kind, shape, this.engine.options.caps), true, getQueryString) as Promise<GuardedResult<T>>;
   }
 
   toListDynamic(filter?: FilterInput | string | null, getQueryString = false): Promise<GuardedResult<Record<string, unknown>>> {
     if (!Array.isArray(this.source)) fail(Codes.EntityNotSupported, "toListDynamic runs on in-memory arrays; use toListAsyncDynamic on a database source");
-    return this.runInMemory("filter", filter, parseFilter(filter), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
+    return this.runInMemory("filter", filter, parseFilter(filter, this.engine.options.caps), false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }
 }
 

@@ -16,14 +16,33 @@ export interface QpCaps {
   schemaDepth: number;
   schemaCycleLimit: number;
   maxSchemaFields: number;
+  // Bounds of every request, guarded or not (unguarded ones by capDefaults), checked while parsing.
+  /** Levels of sub-groups below a root group (where, having, a set's group); also nesting inside one value. */
+  maxGroupDepth: number;
+  maxConditionSets: number;
+  /** Conditions in one request: where, having and every set together. */
+  maxRequestConditions: number;
+  /** Sub-groups in one request. */
+  maxConditionGroups: number;
+  maxValuesPerList: number;
+  /** UTF-16 code units of one text value (an array or object value: of its JSON text). */
+  maxValueLength: number;
+  /** Entries of one selects, orders, groupBy.fields or groupBy.aggregateBy list. */
+  maxFieldsPerList: number;
+  /** Dot-separated segments of one field path. */
+  maxPathSegments: number;
 }
 
 export const capDefaults: Readonly<QpCaps> = Object.freeze({
   maxPageSize: 1000, maxConditions: 50, maxOrderFields: 10, maxNavigationDepth: 4, maxQueryCost: 1000,
   defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
+  maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
+  maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10,
 });
 
 const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);
+/** Parsing and every later stage recurse once per group level; deeper than this could overflow the stack. */
+const capMaximum = (cap: keyof QpCaps) => (cap === "maxGroupDepth" ? 256 : Number.MAX_SAFE_INTEGER);
 
 /** The public name → entity class catalogue; entities are found by API callers only by these names. */
 export class QpEntityCatalogue {
@@ -112,6 +131,7 @@ function readCaps(input: Record<string, unknown> | undefined, path: string): QpC
     const value = typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
     if (typeof value !== "number" || !Number.isInteger(value)) throw new QpConfigurationError(`${path}.${key}: "${String(raw)}" is not an integer`);
     if (value < capMinimum(cap)) throw new QpConfigurationError(`${path}.${key}: ${value} is below the minimum of ${capMinimum(cap)}`);
+    if (value > capMaximum(cap)) throw new QpConfigurationError(`${path}.${key}: ${value} is above the maximum of ${capMaximum(cap)}`);
     caps[cap] = value;
   }
   return Object.freeze(caps) as QpCaps;

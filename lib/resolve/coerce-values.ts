@@ -28,7 +28,7 @@ export function coerceValue(token: string, dataType: DataType, column: ColumnMem
   const invalid = (expected: string): never => fail(Codes.InvalidFormat, `"${token}" is not ${expected}`, where);
   switch (dataType) {
     case DataType.Text:
-      return text;
+      return wellFormedText(text, where);
     case DataType.Guid: {
       const m = guidPattern.exec(text);
       return m ? `${m[1]}-${m[2]}-${m[3]}-${m[4]}-${m[5]}`.toLowerCase() : invalid("a GUID");
@@ -48,6 +48,18 @@ export function coerceValue(token: string, dataType: DataType, column: ColumnMem
     case DataType.Enum:
       return enumValue(text, column) ?? invalid(`a member of ${column.name}'s enum`);
   }
+}
+
+/**
+ * Text every target can compare alike: no U+0000 (PostgreSQL cannot store or bind it) and no
+ * lone surrogate (node-postgres and mysql2 send U+FFFD, better-sqlite3 the bytes ED A0 80: each
+ * database would compare another text than the in-memory target).
+ */
+function wellFormedText(text: string, where: string): string {
+  // With the u flag a surrogate pair is one code point, so \p{Cs} matches lone surrogates only.
+  const found = /[\0\p{Cs}]/u.exec(text);
+  if (found) fail(Codes.InvalidCharacter, `a text value may not contain ${found[0] === "\0" ? "U+0000" : "a lone UTF-16 surrogate"}`, where);
+  return text;
 }
 
 /** ISO-8601; without an offset the time is UTC (documented: the library never uses the server's zone). */

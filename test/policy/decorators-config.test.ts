@@ -335,6 +335,9 @@ describe("Policy options and caps", () => {
   const spec = {
     maxPageSize: 1000, maxConditions: 50, maxOrderFields: 10, maxNavigationDepth: 4, maxQueryCost: 1000, defaultFieldCost: 1,
     maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
+    // 3.0's request bounds (README "Options and caps").
+    maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100000,
+    maxValueLength: 10000, maxFieldsPerList: 200, maxPathSegments: 10,
   };
   const pascal = (cap: string) => cap.charAt(0).toUpperCase() + cap.slice(1);
 
@@ -364,6 +367,12 @@ describe("Policy options and caps", () => {
       assert.equal(addQpPoliciesDry({ Caps: { [pascal(cap)]: String(minimum) } }).caps[cap], minimum, `${cap} from a string`);
       expectConfigError(() => addQpPoliciesDry({ Caps: { [pascal(cap)]: minimum - 1 } }), new RegExp(`QueryLib\\.Policies\\.caps\\.${pascal(cap)}.*below the minimum`));
     }
+  });
+
+  it("maxGroupDepth has a maximum (every stage recurses once per level): above it fails startup", () => {
+    assert.equal(new QpPolicyEngine({ caps: { maxGroupDepth: 256 } }).options.caps.maxGroupDepth, 256);
+    expectConfigError(() => new QpPolicyEngine({ caps: { maxGroupDepth: 257 } }), /maxGroupDepth: 257 is above the maximum of 256/);
+    expectConfigError(() => addQpPoliciesDry({ Caps: { MaxGroupDepth: "100000" } }), /QueryLib\.Policies\.caps\.MaxGroupDepth.*above the maximum of 256/);
   });
 
   it("caps must be integers", () => {
