@@ -116,6 +116,21 @@ describe("Caches bounded in bytes: a flood of large distinct requests", function
     assert.ok(growth <= bound + margin, `heap grew by ${(growth / MB).toFixed(1)} MB, above the budgets' ${(bound / MB).toFixed(0)} MB + ${margin / MB} MB`);
   });
 
+  it("field paths: 1,200 distinct 90 KB spellings of one field (padded with spaces) are resolved, not kept", () => {
+    const repository = dataSource.getRepository(ByteNote);
+    const gc = collector();
+    for (const cache of allCaches) cache.clear();
+    const before = heapAfterGc(gc);
+    for (let n = 0; n < 1200; n++) {
+      const field = `${" ".repeat(n)}topic${" ".repeat(90_000)}`;
+      const { data } = toStatements(repository, { conditionGroup: { connector: "And", conditions: [{ sort: 1, field, dataType: "Text", operator: "Equal", values: ["alpha"] }] } });
+      assert.ok(data.parameters.includes("alpha"));
+      assertWithinBudgets(`path ${n}`);
+    }
+    const growth = heapAfterGc(gc) - before;
+    assert.ok(growth <= cacheBudgets.paths.limit + margin, `heap grew by ${(growth / MB).toFixed(1)} MB`);
+  });
+
   it("guarded (SQLite): the same flood through applyPolicy stays within the budgets too", async () => {
     const policySource = await policyDatabase("sqlite");
     const context = await tenantContext();
