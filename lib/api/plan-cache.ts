@@ -1,59 +1,65 @@
 // Prepared shapes (Filters, Segments, Summaries) cached by request. A shape whose JSON was seen before, on the same entity of
 // the same DataSource (and, under a guard, the same decisions and context values), skips parse,
 // sanitize, plan and compile: its statements are reused as they are, values included. The key
-// is the request's exact content, so a cached entry can only ever answer the request it was
-// built from; a request that differs in any value is a miss and is built (and checked) afresh.
+// is a SHA-256 digest of the request's exact content (requestKey) with everything else the plan
+// depends on, each part length-prefixed (digestOf), so a cached entry can only ever answer the
+// request it was built from (digest collisions aside); a request that differs in any value is a
+// miss and is built (and checked) afresh. The text itself is held only while a miss builds from it.
 // A plan is kept from a request's second sighting on: one-off requests (a page number that only
 // grows, a search typed once) would otherwise evict useful plans and keep the collector busy.
+// Every plan cache is charged to cacheBudgets.plans (32 MB for the process, bounded-cache.ts).
+import { BoundedCache, type CacheBudget, cacheBudgets, digestOf, estimateBytes, maxSightings } from "./bounded-cache.js";
 
-/** Entries per owner (entity model, or decisions × model under a guard); the oldest goes first. */
-export const maxCachedPlans = 500;
+export { digestOf };
 
-class BoundedCache<V> {
-  private readonly entries = new Map<string, V>();
-  /** Keys seen once and not kept yet (bounded the same way). */
-  private readonly sightings = new Set<string>();
-
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      // Most recently used last, so eviction takes the least recently used.
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  /** Keeps the plan if its key was seen before; the first time, remembers the key only. */
-  admit(key: string, value: V): void {
-    if (!this.sightings.delete(key)) {
-      if (this.sightings.size >= 2 * maxCachedPlans) this.sightings.clear();
-      this.sightings.add(key);
-      return;
-    }
-    if (this.entries.size >= maxCachedPlans) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, value);
-  }
-}
-
-/** Caches per owner object, released with it (a DataSource's model, an engine's decision table). */
+/** Caches per owner object, released with it (a DataSource's model), within a byte budget shared by all plan caches. */
 export class PlanCache<V> {
-  private readonly owners = new WeakMap<object, BoundedCache<V>>();
+  private readonly cache: BoundedCache<V>;
+  /** Owner ids and digests seen once and not kept yet; the oldest is forgotten first. */
+  private readonly sightings = new Set<string>();
+  private readonly ownerIds = new WeakMap<object, number>();
+  private nextOwnerId = 0;
+
+  /** `classes`: the per-request class instances a value holds, for estimateBytes to count (others are shared). */
+  constructor(classes: readonly Function[] = [], budget: CacheBudget = cacheBudgets.plans) {
+    this.cache = new BoundedCache<V>(budget, (value) => estimateBytes(value, classes));
+  }
+
   /** Lookups that found a plan and lookups that did not (tests and benchmarks read them). */
-  readonly stats = { hits: 0, misses: 0 };
+  get stats(): { hits: number; misses: number } {
+    return this.cache.stats;
+  }
 
   get(owner: object, key: string): V | undefined {
-    const value = this.owners.get(owner)?.get(key);
-    if (value === undefined) this.stats.misses++;
-    else this.stats.hits++;
-    return value;
+    return this.cache.get(owner, key);
   }
 
   /** Offers a plan built on a miss: kept on the key's second sighting (see the top of this file). */
   offer(owner: object, key: string, value: V): void {
-    let cache = this.owners.get(owner);
-    if (!cache) this.owners.set(owner, (cache = new BoundedCache()));
-    cache.admit(key, value);
+    let ownerId = this.ownerIds.get(owner);
+    if (ownerId === undefined) this.ownerIds.set(owner, (ownerId = this.nextOwnerId++));
+    const sighting = `${ownerId}:${key}`;
+    if (!this.sightings.delete(sighting)) {
+      if (this.sightings.size >= maxSightings) this.sightings.delete(this.sightings.values().next().value!);
+      this.sightings.add(sighting);
+      return;
+    }
+    this.cache.set(owner, key, value);
+  }
+
+  /** Forgets every plan and sighting of this cache. */
+  clear(): void {
+    this.cache.clear();
+    this.sightings.clear();
+  }
+
+  /** Estimated bytes of this cache's plans (the budget may hold other caches' too). */
+  bytes(): number {
+    return this.cache.bytes();
+  }
+
+  get sightingCount(): number {
+    return this.sightings.size;
   }
 }
 
@@ -61,7 +67,8 @@ export class PlanCache<V> {
  * The exact content of a request as text, or null when it holds anything JSON cannot say
  * exactly (undefined, NaN, -0, functions, class instances, sparse arrays, cycles): such a
  * request is never cached, because two different values could read as one key. For everything
- * else JSON.stringify is one-to-one. A JSON text is its own key.
+ * else JSON.stringify is one-to-one. A JSON text is its own key. The key's digest keys the
+ * cache; a miss builds from the key text itself (requestOf), never from `input` read again.
  */
 export function requestKey(input: unknown): string | null {
   if (typeof input === "string") return `s${input}`;

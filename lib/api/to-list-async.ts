@@ -7,7 +7,8 @@ import { type PreparedShape, type ShapeStatements, parseFilter, parseSegment, pa
 import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "./source.js";
 import { checkUnguarded } from "./unguarded.js";
-import { PlanCache, requestKey, requestOf } from "./plan-cache.js";
+import { PlanCache, digestOf, requestKey, requestOf } from "./plan-cache.js";
+import { ProjectionNode } from "../compile/projection.js";
 import type { Connection } from "../execute/run-sql.js";
 
 /** `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
@@ -31,7 +32,7 @@ export async function toListAsyncDynamic<T extends ObjectLiteral>(source: QueryS
 }
 
 /** Unguarded shapes on Repositories, per entity model (exported for tests and benchmarks). */
-export const unguardedPlans = new PlanCache<PreparedShape>();
+export const unguardedPlans = new PlanCache<PreparedShape>([ProjectionNode]);
 
 /**
  * The SQL and bound parameters toListAsync would send for a Filter, Segment or Summary, without
@@ -56,10 +57,11 @@ function preparedShape(source: QuerySource<ObjectLiteral>, kind: ShapeKind, shap
     throw error;
   }
   const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
-  const key = request === null ? null : `${kind}:${request}`;
+  const key = request === null ? null : digestOf([kind, request]);
   let prepared = key === null ? undefined : unguardedPlans.get(resolved.model, key);
   if (!prepared) {
-    const parsed = parseShape(kind, request === null ? shape : requestOf(request));
+    // Built from the very text digested: the request object is not read again (a getter could answer otherwise).
+    const parsed = parseShape(kind, key === null ? shape : requestOf(request!));
     checkUnguarded(resolved.model);
     prepared = prepareParsed(resolved, kind, parsed);
     if (key !== null) unguardedPlans.offer(resolved.model, key, prepared);

@@ -1,6 +1,7 @@
 // Named parameters → the driver's positional placeholders, in text order. TypeORM's own
 // conversion inlines numbers into the SQL text on SQLite; QueryLib binds every value.
 import type { SqlDialect } from "./dialects.js";
+import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
 
 export interface Statement {
   readonly sql: string;
@@ -28,8 +29,15 @@ interface Template {
   readonly texts: Map<string, string>;
 }
 
-const templates = new Map<string, Template>();
-const maxTemplates = 2000;
+/**
+ * By SQL text (the same string objects as the SQL-text cache's, so a lookup reuses their hash),
+ * within cacheBudgets.sqlTexts. Charged when kept for the positional texts of every dialect it
+ * may get later (a placeholder "$123456" is at most four characters longer than ":x").
+ */
+export const templates = new BoundedCache<Template>(cacheBudgets.sqlTexts, (template, sql) =>
+  estimateBytes(template.names) + 96 + dialectCount * (72 + 2 * (sql.length + 4 * template.names.length)));
+const dialectCount = 3;
+const templatesOwner = {};
 
 /**
  * QueryLib's texts come back with new values (its SQL is cached per set of fragments), so their
@@ -37,11 +45,10 @@ const maxTemplates = 2000;
  * a spread list, a raw-SQL function or a name that is no parameter goes the general way.
  */
 function fromTemplate(sql: string, sources: ParameterSources, dialect: SqlDialect): Statement | null {
-  let template = templates.get(sql);
+  let template = templates.get(templatesOwner, sql);
   if (!template) {
-    if (templates.size >= maxTemplates) templates.clear();
     const names = [...sql.matchAll(namedParameter)].map((m) => (m[1] ? null : m[2]!));
-    templates.set(sql, (template = { names, texts: new Map() }));
+    templates.set(templatesOwner, sql, (template = { names, texts: new Map() }));
   }
   const parameters: unknown[] = new Array(template.names.length);
   for (let i = 0; i < template.names.length; i++) {

@@ -1,14 +1,18 @@
 // TypeORM's SQL text for statements QueryLib compiled, cached per DataSource. For a builder
 // QueryLib made itself from a Repository the text depends only on the entity and the compiled
 // fragments (values are parameters), so a hit builds no TypeORM builder at all. The key spells
-// the fragments unambiguously whatever characters a name or an expression holds (keyOf).
+// the fragments unambiguously whatever characters a name or an expression holds (keyOf); that
+// spelling is the key itself, not a digest: it holds names from metadata, aliases and placeholders,
+// never a value, and hashing it cost a W7 miss more than the lookup. Key and texts are charged to
+// cacheBudgets.sqlTexts (bytes).
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
+import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
 import type { ScopeJoin } from "../compile/sql-writer.js";
 import type { Connection } from "./run-sql.js";
 import { isFreshBuilder } from "./fresh-builders.js";
 
-const textCaches = new WeakMap<object, Map<string, unknown>>();
-const maxCachedTexts = 2000;
+/** Per DataSource (the owner), by the fragments' key. */
+export const sqlTexts = new BoundedCache<unknown>(cacheBudgets.sqlTexts, (texts) => estimateBytes(texts));
 
 /** The joins of a fragment set as key parts. */
 export const joinKey = (joins: readonly ScopeJoin[]) => joins.map((j) => [j.inner, j.metadata.tablePath, j.alias, j.on]);
@@ -17,13 +21,8 @@ export const joinKey = (joins: readonly ScopeJoin[]) => joins.map((j) => [j.inne
 export function cachedTexts<T>(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, parts: readonly unknown[], build: () => T): T {
   if (!isFreshBuilder(base)) return build();
   const key = keyOf([base.expressionMap.mainAlias!.metadata.tablePath, base.alias, ...parts]);
-  let cache = textCaches.get(connection.dataSource);
-  if (!cache) textCaches.set(connection.dataSource, (cache = new Map()));
-  let texts = cache.get(key) as T | undefined;
-  if (texts === undefined) {
-    if (cache.size >= maxCachedTexts) cache.clear();
-    cache.set(key, (texts = build()));
-  }
+  let texts = sqlTexts.get(connection.dataSource, key) as T | undefined;
+  if (texts === undefined) sqlTexts.set(connection.dataSource, key, (texts = build()));
   return texts;
 }
 

@@ -5,6 +5,7 @@ import type { DataSource, EntityMetadata } from "typeorm";
 import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { RelationMetadata } from "typeorm/metadata/RelationMetadata.js";
 import { getMetadataArgsStorage } from "typeorm";
+import { markApplicationObject } from "../api/bounded-cache.js";
 import { Codes, fail } from "../errors/codes.js";
 import { type FieldKind, fieldKindOf } from "./field-kind.js";
 
@@ -43,6 +44,8 @@ export class MemberScope {
   private readonly folded = new Map<string, Member[]>();
 
   add(member: Member): void {
+    // Plans reach members and models; they live as long as the DataSource, so caches do not charge them.
+    markApplicationObject(member);
     this.exact.set(member.name, member);
     const key = member.name.toLowerCase();
     this.folded.set(key, [...(this.folded.get(key) ?? []), member]);
@@ -89,6 +92,7 @@ export function modelOf(dataSource: DataSource, target: Function | string): Enti
   }
   const metadata = dataSource.getMetadata(target);
   const model = buildFromMetadata(metadata, (t) => modelOf(dataSource, t));
+  markApplicationObject(model);
   models.set(target, model);
   models.set(metadata.target, model);
   return model;
@@ -184,6 +188,7 @@ export function modelOfClass(target: Function): EntityModel {
   const scope = new MemberScope();
   fill(scope, target, "");
   const model: EntityModel = { target, name: target.name, scope, primaryKeys, metadata: null };
+  markApplicationObject(model);
   fromDecorators.set(target, model);
   return model;
 }

@@ -6,7 +6,8 @@ import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
 import { type ParsedShape, type PreparedShape, type ShapeStatements, parseFilter, prepareParsed, runParsedInMemory, runPrepared, shapeKindOf, statementsOf } from "../api/run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
-import { PlanCache, requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
+import { PlanCache, digestOf, requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
+import { ProjectionNode } from "../compile/projection.js";
 import type { Connection } from "../execute/run-sql.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";
@@ -61,19 +62,22 @@ interface GuardedPlan {
  * the context's values (a forced predicate's tenant id is one) and the exact request: a hit is
  * the very request already sanitized for the very same caller.
  */
-export const guardedPlans = new PlanCache<GuardedPlan>();
+export const guardedPlans = new PlanCache<GuardedPlan>([ProjectionNode]);
 
 /** Sanitized Filters and Segments by shape (values and page numbers left out), keyed like guardedPlans otherwise. */
-export const sanitizedShapes = new PlanCache<SanitizedShape>();
+export const sanitizedShapes = new PlanCache<SanitizedShape>([ProjectionNode]);
 const tableIds = new WeakMap<DecisionTable, number>();
 let nextTableId = 0;
 
-/** `values` is the context's valuesKey, computed once per call: a context's value objects may change between calls. */
-function guardedKey(decisions: DecisionTable, values: string | null, kind: ShapeKind, request: string | null, getQueryString: boolean): string | null {
+/**
+ * The digest of the parts a guarded plan depends on, each length-prefixed (digestOf). `values` is
+ * the context's valuesKey, computed once per call: a context's value objects may change between calls.
+ */
+export function guardedKey(decisions: DecisionTable, values: string | null, kind: ShapeKind, request: string | null, getQueryString: boolean): string | null {
   if (request === null || values === null) return null;
   let tableId = tableIds.get(decisions);
   if (tableId === undefined) tableIds.set(decisions, (tableId = nextTableId++));
-  return `${kind}|${tableId}|${getQueryString ? 1 : 0}|${values}|${request}`;
+  return digestOf([kind, String(tableId), getQueryString ? "1" : "0", values, request]);
 }
 
 async function finish<R extends FilterResult<unknown>>(result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext): Promise<R & { policy: PolicyTrace }> {

@@ -2,10 +2,11 @@
 // aliases and members, so a case variant, an alias or any navigation path that reaches a
 // member is the same member, with the same decision.
 import { qpRegistry } from "../../decorators/registry.js";
+import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { EntityModel, Member, MemberScope } from "../model/entity-model.js";
-import { resolvePath } from "../resolve/resolve-path.js";
+import { maxCachedPathLength, resolvePath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import { type MemberPolicy, checkAliasCollisions, classPolicyOf } from "./entity-policy.js";
 
@@ -35,22 +36,23 @@ export function policyMember(owner: Function, scope: MemberScope, member: Member
 
 /**
  * References already resolved, per root model and text as the caller wrote it: a path resolves
- * the same way until the decorator registry changes (its change count keys the memo). Only
- * successful ones are kept, never a failure (its message names where it was written), and at
- * most `maxReferences` per root, since case variants of one path are each a text of their own.
+ * the same way until the decorator registry changes (its change count picks the memo's owner
+ * object, so a change leaves the old entries to age out). Only successful ones are kept, never a
+ * failure (its message names where it was written), texts of at most maxCachedPathLength, within
+ * cacheBudgets.paths, since case variants of one path are each a text of their own.
  */
-const references = new WeakMap<EntityModel, { version: number; byText: Map<string, Reference> }>();
-const maxReferences = 256;
+export const references = new BoundedCache<Reference>(cacheBudgets.paths, (reference) => estimateBytes(reference));
+const referenceOwners = new WeakMap<EntityModel, { readonly version: number }>();
 
 /** The member a field path names under a guard (aliases, case variants, navigations); shared and never to be changed. */
 export function reference(root: EntityModel, raw: string | null | undefined, where: string): Reference {
-  let memo = references.get(root);
-  if (!memo || memo.version !== qpRegistry.changeCount) references.set(root, (memo = { version: qpRegistry.changeCount, byText: new Map() }));
-  let known = typeof raw === "string" ? memo.byText.get(raw) : undefined;
+  let owner = referenceOwners.get(root);
+  if (!owner || owner.version !== qpRegistry.changeCount) referenceOwners.set(root, (owner = { version: qpRegistry.changeCount }));
+  const cacheable = typeof raw === "string" && raw.length <= maxCachedPathLength;
+  let known = cacheable ? references.get(owner, raw) : undefined;
   if (known === undefined) {
     known = resolveReference(root, raw, where);
-    if (memo.byText.size >= maxReferences) memo.byText.clear();
-    memo.byText.set(raw!, known);
+    if (cacheable) references.set(owner, raw, known);
   }
   return known;
 }

@@ -1,3 +1,4 @@
+import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { EmbeddedMember, EntityModel, MemberScope } from "../model/entity-model.js";
 import type { Hop, PathEnd, ResolvedPath } from "./resolved-path.js";
@@ -9,16 +10,18 @@ export const AmbiguousSegment = "AmbiguousFieldName";
  * Resolves a dotted path. Segments are trimmed and empty segments dropped (as 2.1.5); each one
  * matches a property exactly, else its single case-insensitive match.
  */
-const resolved = new WeakMap<EntityModel, Map<string, ResolvedPath>>();
+export const resolvedPaths = new BoundedCache<ResolvedPath>(cacheBudgets.paths, (path) => estimateBytes(path));
 
-/** Resolved paths are pure functions of (model, text): cached, so repeated requests skip the walk. */
+/** Texts longer than this are resolved every time: no real path is, and padding would only fill the cache. */
+export const maxCachedPathLength = 256;
+
+/** Resolved paths are pure functions of (model, text): cached per model, so repeated requests skip the walk. */
 export function resolvePath(root: EntityModel, raw: string | null | undefined, where: string): ResolvedPath {
-  let cache = resolved.get(root);
-  const hit = typeof raw === "string" ? cache?.get(raw) : undefined;
+  const cacheable = typeof raw === "string" && raw.length <= maxCachedPathLength;
+  const hit = cacheable ? resolvedPaths.get(root, raw) : undefined;
   if (hit) return hit;
   const path = walkPath(root, raw, where);
-  if (!cache) resolved.set(root, (cache = new Map()));
-  if (cache.size < 10_000) cache.set(raw as string, path);
+  if (cacheable) resolvedPaths.set(root, raw, path);
   return path;
 }
 
