@@ -310,11 +310,18 @@ describe("Caches bounded in bytes: digest keys end to end (SQLite)", () => {
     }
   });
 
-  it("a string request holding a lone surrogate is built every time (never keyed) and still answered", async () => {
+  // A lone surrogate in a value is refused (ValueHasInvalidCharacter, test/engine/bounds.test.ts);
+  // what matters here is that each attempt is read afresh, never answered from a key.
+  it("a string request holding a lone surrogate is built every time (never keyed) and refused each time", async () => {
     const repository = dataSource.getRepository(ByteNote);
     const request = JSON.stringify(where([topic("x")])).replace("x", "\uD800");
     const hits = unguardedPlans.stats.hits;
-    for (let i = 0; i < 3; i++) assert.deepEqual((await toListAsync(repository, request)).data, []);
+    for (let i = 0; i < 3; i++) {
+      await toListAsync(repository, request).then(
+        () => assert.fail("expected ValueHasInvalidCharacter"),
+        (error: unknown) => assert.equal((error as { code?: string }).code, "ValueHasInvalidCharacter"),
+      );
+    }
     assert.equal(unguardedPlans.stats.hits - hits, 0);
   });
 });
