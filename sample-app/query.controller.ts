@@ -1,12 +1,16 @@
 // The sample app's guarded query endpoints: Filter, Segment and Summary for every exposed entity,
 // each run through applyPolicy with the caller's context (from `request.user` via the claims
 // adapter), plus a few helpers for trying the app out.
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseFilters, UseGuards } from "@nestjs/common";
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseFilters, UseGuards } from "@nestjs/common";
 import { DataSource, type ObjectLiteral, type Repository } from "typeorm";
 import { LogicException, UnknownEntity, parseFilter, parseSegment, parseSummary } from "../lib/index.js";
-import { QpAuditEventRecord, QpExceptionFilter, QueryLibService } from "../nest-module/index.js";
+import { QpAuditEventRecord, QpExceptionFilter, QueryLibService, requireJsonObject } from "../nest-module/index.js";
 import { AdminRoleGuard, devUsers } from "./auth.js";
+import { devHostNotice } from "./dev-mode.js";
 import { publicNames } from "./domain/entities.js";
+
+/** Whether the app runs in dev mode (see dev-mode.ts), resolved once at registration. */
+export const SAMPLE_DEV_MODE = Symbol.for("querylib.sample.devMode");
 
 type Shape = "filter" | "segment" | "summary";
 const parsers: Record<Shape, (body: unknown) => unknown> = { filter: parseFilter, segment: parseSegment, summary: parseSummary };
@@ -14,7 +18,7 @@ const parsers: Record<Shape, (body: unknown) => unknown> = { filter: parseFilter
 @Controller("api")
 @UseFilters(QpExceptionFilter)
 export class QueryController {
-  constructor(private readonly querylib: QueryLibService, private readonly dataSource: DataSource) {}
+  constructor(private readonly querylib: QueryLibService, private readonly dataSource: DataSource, @Inject(SAMPLE_DEV_MODE) private readonly devMode: boolean) {}
 
   private repository(name: string): Repository<ObjectLiteral> {
     const entity = this.querylib.entity(name);
@@ -24,7 +28,8 @@ export class QueryController {
 
   private async run(shape: Shape, name: string, request: object, body: unknown, sql: string | undefined) {
     const repository = this.repository(name);
-    const parsed = parsers[shape](body ?? {});
+    // A JSON object only: a missing body or a JSON string (which the parsers would read as JSON text) is a 400.
+    const parsed = parsers[shape](requireJsonObject(body));
     const guarded = await this.querylib.guardAsync(repository, request);
     return guarded.toListAsync(parsed, sql === "true");
   }
@@ -41,13 +46,9 @@ export class QueryController {
         "GET  /api/audit             the audit trail (admins)",
         "POST /qp-admin/schema | /explain | /simulate, GET /qp-admin/rules | /health, POST /qp-admin/rules, DELETE /qp-admin/rules/{id}",
       ],
-      authentication: "Authorization: Bearer <token> of a dev user (GET /api/dev-users)",
+      authentication: this.devMode ? "Authorization: Bearer <token> of a dev user (GET /api/dev-users)" : "none: dev tokens are accepted in dev mode only",
+      ...(this.devMode ? { devHost: devHostNotice } : {}),
     };
-  }
-
-  @Get("dev-users")
-  users() {
-    return devUsers.map((u) => ({ token: u.token, ...u.claims, about: u.about }));
   }
 
   @Get("me")
@@ -79,5 +80,15 @@ export class QueryController {
     const where = { ...(requestId ? { requestId } : {}), ...(clientRequestId ? { clientRequestId } : {}) };
     const rows = await this.dataSource.getRepository(QpAuditEventRecord).find({ where, order: { id: "DESC" }, take });
     return rows.map((r) => ({ ...r, subjects: JSON.parse(r.subjects) as unknown }));
+  }
+}
+
+/** The dev users and their tokens, for the filter page's caller picker: registered in dev mode only. */
+@Controller("api")
+@UseFilters(QpExceptionFilter)
+export class DevUsersController {
+  @Get("dev-users")
+  users() {
+    return devUsers.map((u) => ({ token: u.token, ...u.claims, about: u.about }));
   }
 }

@@ -58,7 +58,7 @@ describe("sample app", function () {
       request(s.url, method, path, user ? tokenOf[user] : undefined, body, headers);
 
     before(async () => {
-      s = await startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" } });
+      s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
     });
     after(() => s?.close());
 
@@ -440,7 +440,7 @@ describe("sample app", function () {
           skipIfUnavailable(this, error);
         }
         const url = isolatedDatabaseUrl(dialect, "querylib_sample");
-        s = await startSampleApp(0, { logger: false, database: { kind: dialect, url }, seed: { customersPerTenant: 60, employeesPerTenant: 12 } });
+        s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: dialect, url }, seed: { customersPerTenant: 60, employeesPerTenant: 12 } });
       });
       after(() => s?.close());
 
@@ -478,15 +478,17 @@ describe("sample app", function () {
       });
     });
 
-    it("starts `node dist/sample-app/main.js` (the start script after the build), prints curl lines that work, and stops on SIGTERM", async function () {
+    it("starts `node dist/sample-app/main.js --dev` (the start script after the build), says it is a dev host, prints curl lines that work, and stops on SIGTERM", async function () {
       this.timeout(60_000);
       const start = JSON.parse(await (await import("node:fs/promises")).readFile(`${root}package.json`, "utf8")).scripts.start;
-      expect(start).to.equal("node dist/sample-app/main.js");
+      expect(start).to.equal("node dist/sample-app/main.js --dev");
       const port = await freePort();
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
       delete env.QUERYLIB_DB;
       delete env.QUERYLIB_DB_URL;
-      child = spawn(process.execPath, ["dist/sample-app/main.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      delete env.QUERYLIB_DEV;
+      delete env.NODE_ENV;
+      child = spawn(process.execPath, start.split(" ").slice(1), { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
       child.stdout!.on("data", (chunk) => (output += String(chunk)));
       child.stderr!.on("data", (chunk) => (output += String(chunk)));
       const deadline = Date.now() + 45_000;
@@ -497,6 +499,7 @@ describe("sample app", function () {
       }
       expect(output).to.include(`QueryLib sample app on http://127.0.0.1:${port}`);
       expect(output).to.include(`Filter page: http://127.0.0.1:${port}/`);
+      expect(output).to.match(/!!\s+DEVELOPMENT HOST \(dev mode\)\s+!!/);
       const curls = output.split("\n").filter((line) => line.trim().startsWith("curl ")).map((line) => line.trim());
       expect(curls).to.have.length(6);
       for (const line of curls) expect(line).to.include(`http://127.0.0.1:${port}/`);
@@ -518,6 +521,7 @@ describe("sample app", function () {
       expect(index.status).to.equal(200);
       expect(await index.text()).to.include("<title>QueryLib filter page</title>");
       expect(index.headers.get("content-security-policy")).to.include("default-src 'self'");
+      expect(index.headers.get("x-querylib-dev-host")).to.match(/^DEVELOPMENT HOST/);
       const script = await fetch(`http://127.0.0.1:${port}/js/main.js`);
       expect(script.headers.get("content-type")).to.match(/javascript/);
       expect(await script.text()).to.include("loadSchema");
