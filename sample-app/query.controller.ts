@@ -4,13 +4,19 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseFilters, UseGuards } from "@nestjs/common";
 import { DataSource, type ObjectLiteral, type Repository } from "typeorm";
 import { LogicException, UnknownEntity, parseFilter, parseSegment, parseSummary } from "../lib/index.js";
-import { QpAuditEventRecord, QpExceptionFilter, QueryLibService, requireJsonObject } from "../nest-module/index.js";
+import { QpAuditEventRecord, QpExceptionFilter, QpHttpError, QueryLibService, requireJsonObject } from "../nest-module/index.js";
 import { AdminRoleGuard, devUsers } from "./auth.js";
 import { devHostNotice } from "./dev-mode.js";
 import { publicNames } from "./domain/entities.js";
 
 /** Whether the app runs in dev mode (see dev-mode.ts), resolved once at registration. */
 export const SAMPLE_DEV_MODE = Symbol.for("querylib.sample.devMode");
+
+/** A query parameter given at most once, as a string: Express makes arrays of `?a=1&a=2` and `?a[]=1`, objects of `?a[x]=1`. */
+function singleParameter(name: string, value: unknown): string | undefined {
+  if (value === undefined || typeof value === "string") return value;
+  throw new QpHttpError(400, "InvalidRequest", `query parameter ${name} must be given once, as a plain value`);
+}
 
 type Shape = "filter" | "segment" | "summary";
 const parsers: Record<Shape, (body: unknown) => unknown> = { filter: parseFilter, segment: parseSegment, summary: parseSummary };
@@ -26,7 +32,8 @@ export class QueryController {
     return this.dataSource.getRepository(entity);
   }
 
-  private async run(shape: Shape, name: string, request: object, body: unknown, sql: string | undefined) {
+  private async run(shape: Shape, name: string, request: object, body: unknown, sqlParameter: unknown) {
+    const sql = singleParameter("sql", sqlParameter);
     const repository = this.repository(name);
     // A JSON object only: a missing body or a JSON string (which the parsers would read as JSON text) is a 400.
     const parsed = parsers[shape](requireJsonObject(body));
@@ -58,24 +65,27 @@ export class QueryController {
   }
 
   @Post(":entity/filter") @HttpCode(200)
-  filter(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: string) {
+  filter(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: unknown) {
     return this.run("filter", entity, request, body, sql);
   }
 
   @Post(":entity/segment") @HttpCode(200)
-  segment(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: string) {
+  segment(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: unknown) {
     return this.run("segment", entity, request, body, sql);
   }
 
   @Post(":entity/summary") @HttpCode(200)
-  summary(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: string) {
+  summary(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: unknown) {
     return this.run("summary", entity, request, body, sql);
   }
 
   /** The relational audit trail (append-only table querylib_audit_event), newest first; by server request id or the client's x-request-id. */
   @Get("audit")
   @UseGuards(AdminRoleGuard)
-  async audit(@Query("requestId") requestId?: string, @Query("limit") limit?: string, @Query("clientRequestId") clientRequestId?: string) {
+  async audit(@Query("requestId") requestIdParameter?: unknown, @Query("limit") limitParameter?: unknown, @Query("clientRequestId") clientRequestIdParameter?: unknown) {
+    const requestId = singleParameter("requestId", requestIdParameter);
+    const limit = singleParameter("limit", limitParameter);
+    const clientRequestId = singleParameter("clientRequestId", clientRequestIdParameter);
     const take = Math.min(Math.max(Number.parseInt(limit ?? "50", 10) || 50, 1), 500);
     const where = { ...(requestId ? { requestId } : {}), ...(clientRequestId ? { clientRequestId } : {}) };
     const rows = await this.dataSource.getRepository(QpAuditEventRecord).find({ where, order: { id: "DESC" }, take });

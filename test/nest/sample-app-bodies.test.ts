@@ -110,6 +110,17 @@ describe("sample app: request bodies", function () {
     expectError(await send("POST", "/nowhere", { ...ben, ...json }, "{}"), 404, "NotFound");
   });
 
+  it("answers a repeated or nested query parameter with 400 and the JSON error body, not a driver error", async () => {
+    // Express 5's simple query parser makes an array of a repeated parameter (`a[x]=1` is just another name).
+    for (const query of ["requestId=a&requestId=b", "limit=1&limit=2", "requestId=a&limit=1&requestId=a"]) {
+      expectError(await send("GET", `/api/audit?${query}`, ada), 400, "InvalidRequest", /once, as a plain value/);
+    }
+    for (const query of ["sql=true&sql=true", "sql=false&sql=true"]) {
+      expectError(await send("POST", `/api/customers/filter?${query}`, { ...ben, ...json }, "{}"), 400, "InvalidRequest", /once, as a plain value/);
+    }
+    expect((await send("GET", "/api/audit?requestId=none&limit=2", ada)).body).to.deep.equal([]);
+  });
+
   it("answers a body it cannot decode (a broken gzip stream) with 400 and the JSON error body", async () => {
     expectError(await send("POST", "/api/customers/filter", { ...ben, ...json, "content-encoding": "gzip" }, onePerPage), 400, "BadRequest");
     expectError(await send("POST", "/api/customers/filter", { ...ben, ...json, "content-encoding": "br2" }, onePerPage), 415, "UnsupportedMediaType");
