@@ -3,7 +3,7 @@
 // adapter), plus a few helpers for trying the app out.
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseFilters, UseGuards } from "@nestjs/common";
 import { DataSource, type ObjectLiteral, type Repository } from "typeorm";
-import { LogicException, UnknownEntity, parseFilter, parseSegment, parseSummary } from "../lib/index.js";
+import { LogicException, QpSubjectKind, UnknownEntity, parseFilter, parseSegment, parseSummary } from "../lib/index.js";
 import { QpAuditEventRecord, QpExceptionFilter, QpHttpError, QueryLibService, requireJsonObject } from "../nest-module/index.js";
 import { AdminRoleGuard, devUsers } from "./auth.js";
 import { devHostNotice } from "./dev-mode.js";
@@ -50,7 +50,7 @@ export class QueryController {
         "POST /api/{entity}/segment  body: Segment",
         "POST /api/{entity}/summary  body: Summary",
         "GET  /api/me                who you are to the policy layer",
-        "GET  /api/audit             the audit trail (admins)",
+        "GET  /api/audit             the audit trail of your tenant (admins)",
         "POST /qp-admin/schema | /explain | /simulate, GET /qp-admin/rules | /health, POST /qp-admin/rules, DELETE /qp-admin/rules/{id}",
       ],
       authentication: this.devMode ? "Authorization: Bearer <token> of a dev user (GET /api/dev-users)" : "none: dev tokens are accepted in dev mode only",
@@ -79,15 +79,20 @@ export class QueryController {
     return this.run("summary", entity, request, body, sql);
   }
 
-  /** The relational audit trail (append-only table querylib_audit_event), newest first; by server request id or the client's x-request-id. */
+  /** The relational audit trail (append-only table querylib_audit_event) of the admin's own tenant, newest first; by server request id or the client's x-request-id. */
   @Get("audit")
   @UseGuards(AdminRoleGuard)
-  async audit(@Query("requestId") requestIdParameter?: unknown, @Query("limit") limitParameter?: unknown, @Query("clientRequestId") clientRequestIdParameter?: unknown) {
+  async audit(
+    @Req() request: object, @Query("requestId") requestIdParameter?: unknown, @Query("limit") limitParameter?: unknown, @Query("clientRequestId") clientRequestIdParameter?: unknown,
+  ) {
     const requestId = singleParameter("requestId", requestIdParameter);
     const limit = singleParameter("limit", limitParameter);
     const clientRequestId = singleParameter("clientRequestId", clientRequestIdParameter);
     const take = Math.min(Math.max(Number.parseInt(limit ?? "50", 10) || 50, 1), 500);
-    const where = { ...(requestId ? { requestId } : {}), ...(clientRequestId ? { clientRequestId } : {}) };
+    // An admin of one tenant sees that tenant's events only; without a tenant, none (an undefined `where` value would match every row).
+    const tenant = (await this.querylib.getPolicyContextAsync(request)).subjectsOf(QpSubjectKind.Tenant)[0];
+    if (tenant === undefined) return [];
+    const where = { tenant, ...(requestId ? { requestId } : {}), ...(clientRequestId ? { clientRequestId } : {}) };
     const rows = await this.dataSource.getRepository(QpAuditEventRecord).find({ where, order: { id: "DESC" }, take });
     return rows.map((r) => ({ ...r, subjects: JSON.parse(r.subjects) as unknown }));
   }

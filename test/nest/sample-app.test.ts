@@ -258,6 +258,19 @@ describe("sample app", function () {
         expect(grouped.body).to.include({ code: "FieldDeniedForGroup", errorCode: 4 });
       });
 
+      it("shows an admin the audit trail of the admin's own tenant only", async () => {
+        const initech = await as("dan")("POST", "/api/employees/filter", { selects: ["id", "salary"], page: { pageNumber: 1, pageSize: 2 } }, { "x-request-id": "initech-salary" });
+        expect(initech.status, initech.text).to.equal(200);
+        expect(await s.dataSource.getRepository(QpAuditEventRecord).count({ where: { clientRequestId: "initech-salary", tenant: "initech" } })).to.equal(1);
+        expect((await as("ada")("POST", "/api/employees/filter", { selects: ["id", "salary"], page: { pageNumber: 1, pageSize: 2 } })).status).to.equal(200);
+        const trail = await as("ada")("GET", "/api/audit?clientRequestId=initech-salary");
+        expect(trail.status).to.equal(200);
+        expect(trail.body).to.deep.equal([]);
+        const all = await as("ada")("GET", "/api/audit?limit=500");
+        expect(all.body.length).to.be.greaterThan(0);
+        expect(new Set(all.body.map((e: { tenant: string }) => e.tenant))).to.deep.equal(new Set(["acme"]));
+      });
+
       it("denies the risk score, prices the notes (QueryCostExceeded) and refuses the SQL text of a scoped query", async () => {
         const risk = await as("ada")("POST", "/api/customers/filter", { conditionGroup: { conditions: [{ ...eq("riskScore", 50, "Number"), operator: "GreaterThan" }] } });
         expect(risk.status).to.equal(403);
