@@ -76,7 +76,9 @@ export function readEnum<E extends string>(value: unknown, path: string, members
     const found = names.get(value) ?? names.get(value.trim().toLowerCase());
     if (found !== undefined) return found;
   }
-  return fail(Codes.InvalidEnumValue, `"${String(value)}" is not one of ${members.join(", ")} (or their positions 0-${members.length - 1})`, path);
+  // Not String(value): a JSON object may carry an own "toString" or "valueOf" key, and String() would then throw.
+  const shown = typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? `"${String(value)}"` : Array.isArray(value) ? "an array" : "an object";
+  return fail(Codes.InvalidEnumValue, `${shown} is not one of ${members.join(", ")} (or their positions 0-${members.length - 1})`, path);
 }
 
 export function readBoolean(value: unknown, path: string, fallback: boolean): boolean {
