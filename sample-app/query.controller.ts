@@ -83,7 +83,8 @@ export class QueryController {
   @Get("audit")
   @UseGuards(AdminRoleGuard)
   async audit(
-    @Req() request: object, @Query("requestId") requestIdParameter?: unknown, @Query("limit") limitParameter?: unknown, @Query("clientRequestId") clientRequestIdParameter?: unknown,
+    @Req() request: object,
+    @Query("requestId") requestIdParameter?: unknown, @Query("limit") limitParameter?: unknown, @Query("clientRequestId") clientRequestIdParameter?: unknown,
   ) {
     const requestId = singleParameter("requestId", requestIdParameter);
     const limit = singleParameter("limit", limitParameter);

@@ -42,11 +42,13 @@ function announcesBody(request: BodyRequest): boolean {
 export function refuseUnreadableBodies(request: BodyRequest, _response: unknown, next: (error?: unknown) => void): void {
   if (!announcesBody(request)) return next();
   if (methodsWithoutBody.has(request.method.toUpperCase())) {
-    return next(new QpHttpError(400, "InvalidRequestBody", `${request.method} ${request.path ?? ""} takes no request body; send its parameters in the path or query string`));
+    const message = `${request.method} ${request.path ?? ""} takes no request body; send its parameters in the path or query string`;
+    return next(new QpHttpError(400, "InvalidRequestBody", message));
   }
   if (!request.is("application/json")) {
     const given = request.headers["content-type"];
-    return next(new QpHttpError(415, "UnsupportedMediaType", `the request body must be JSON (content-type: application/json), not ${given ? `"${String(given)}"` : "untyped"}`));
+    const message = `the request body must be JSON (content-type: application/json), not ${given ? `"${String(given)}"` : "untyped"}`;
+    return next(new QpHttpError(415, "UnsupportedMediaType", message));
   }
   next();
 }

@@ -114,7 +114,9 @@ async function domainFacts(dataSource: DataSource): Promise<EntityFacts[]> {
     const fields: FieldFact[] = [];
     const navigations: string[] = [];
     const add = (prefix: string, columns: readonly ColumnMetadata[]) => {
-      for (const c of columns) fields.push({ path: prefix + (publicAliases[c.propertyPath] ?? c.propertyPath), dataType: dataTypeOf(c), enumValues: (c.enum ?? []).map(String) });
+      for (const c of columns) {
+        fields.push({ path: prefix + (publicAliases[c.propertyPath] ?? c.propertyPath), dataType: dataTypeOf(c), enumValues: (c.enum ?? []).map(String) });
+      }
     };
     add("", metadata.columns);
     for (const relation of metadata.relations) {
@@ -168,14 +170,16 @@ const oddStrings = [
 ];
 const oddNumbers = [0, -0, 1, -1, 0.5, 1e308, -1e308, 5e-324, 2 ** 31, -(2 ** 31), 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, 123456789.123456789];
 /** Number literals JSON.stringify cannot write (they are put into the text after it). */
-const oddNumberLiterals = ["1e400", "-1e400", "1E-400", "-0.0", "9007199254740993", "123456789012345678901234567890", "0.0000000000000000000001", "1.7976931348623157e309"];
+const oddNumberLiterals = [
+  "1e400", "-1e400", "1E-400", "-0.0", "9007199254740993", "123456789012345678901234567890", "0.0000000000000000000001", "1.7976931348623157e309",
+];
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
 const oddText = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...oddStrings) },
   { weight: 2, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 12 }) },
-  { weight: 1, arbitrary: fc.array(fc.oneof(fc.constantFrom(...oddStrings), loneSurrogate, fc.string({ maxLength: 3 })), { maxLength: 5 }).map((parts) => parts.join("")) },
+  { weight: 1, arbitrary: fc.array(fc.oneof(fc.constantFrom(...oddStrings), loneSurrogate, fc.string({ maxLength: 3 })), { maxLength: 5 }).map((p) => p.join("")) },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 4000 }).map((n) => "x".repeat(n)) },
 );
 
@@ -245,7 +249,8 @@ function mutate(value: unknown, mutations: readonly Mutation[]): unknown {
       case "recase":
       case "protoKey":
         if (member !== null && !Array.isArray(node)) {
-          const renamed = m.kind === "protoKey" ? prototypeKeys[m.node % prototypeKeys.length]! : m.node % 2 ? member.toUpperCase() : member[0]!.toUpperCase() + member.slice(1);
+          const recased = m.node % 2 ? member.toUpperCase() : member[0]!.toUpperCase() + member.slice(1);
+          const renamed = m.kind === "protoKey" ? prototypeKeys[m.node % prototypeKeys.length]! : recased;
           const inner = node[member];
           delete node[member];
           Object.defineProperty(node, renamed, { value: inner, enumerable: true, writable: true, configurable: true });
