@@ -71,9 +71,10 @@ export function httpErrorOf(error: unknown): { status: number; body: QpErrorBody
     const message = Array.isArray(raw) ? raw.join("; ") : String(raw);
     return { status, body: { code, message } };
   }
-  // A body that is not JSON (body-parser's SyntaxError carries status 400 and type "entity.parse.failed").
-  const parser = error as { status?: unknown; type?: unknown; message?: unknown };
-  if (error instanceof Error && typeof parser.status === "number" && parser.status >= 400 && parser.status < 500 && typeof parser.type === "string") {
+  // A body that is not JSON (body-parser's SyntaxError carries status 400 and type "entity.parse.failed"), or another
+  // client error of body-parser's (http-errors: a type, or `expose` as for a broken gzip stream).
+  const parser = error as { status?: unknown; type?: unknown; expose?: unknown; message?: unknown };
+  if (error instanceof Error && typeof parser.status === "number" && parser.status >= 400 && parser.status < 500 && (typeof parser.type === "string" || parser.expose === true)) {
     const code = parser.type === "entity.parse.failed" ? "InvalidJson" : statusNames[parser.status] ?? `Http${parser.status}`;
     return { status: parser.status, body: { code, message: parser.type === "entity.parse.failed" ? "InvalidJson: the request body is not valid JSON" : error.message } };
   }

@@ -5,7 +5,7 @@ export type { QueryLibModuleOptions, QueryLibModuleAsyncOptions, QpAdminOptions,
 export { mapQpPolicyAdmin, QpPolicyAdminRoutes } from "./admin/map.js";
 export { createAdminController, QpAdminGuard } from "./admin/controller.js";
 export { adminRoutes, type QpAdminRoute, type QpAdminRouteName } from "./admin/handlers.js";
-export { SchemaRequestDto, ExplainRequestDto, SimulateRequestDto, RuleRequestDto } from "./admin/dto.js";
+export { SchemaRequestDto, ExplainRequestDto, SimulateRequestDto, RuleRequestDto, requireJsonObject } from "./admin/dto.js";
 export { QpClaimsAdapter, getPolicyContextAsync, QpClaimsError, claimDefaults, type QpClaimsOptions, type QpClaimsErrorCode } from "./claims.js";
 export {
   QpAuditInterceptor, useQpPolicyAudit, drainAuditEvents, QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, QpAuditEventRecord, type QpRequestAuditEvent,

@@ -11,13 +11,16 @@ import { type SampleDataSourceOverrides, sampleDataSourceOptions } from "../ormc
 import { AdminRoleGuard, adminRoutePrefix, canReadPolicies } from "./auth.js";
 import { publicNames, sampleEntities } from "./domain/entities.js";
 import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./domain/seed.js";
-import { QueryController } from "./query.controller.js";
+import { resolveDevMode } from "./dev-mode.js";
+import { DevUsersController, QueryController, SAMPLE_DEV_MODE } from "./query.controller.js";
 
 export interface SampleAppOptions {
   readonly seed?: SampleSeedOptions;
   readonly database?: SampleDataSourceOverrides;
   /** Extra keys merged over the QueryLib.Policies section (tests). */
   readonly policies?: Record<string, unknown>;
+  /** Ask for dev mode (dev tokens, GET /api/dev-users); refused under NODE_ENV=production (see dev-mode.ts). */
+  readonly devMode?: boolean;
 }
 
 /** The configuration the app reads; QueryLib's section sits at QueryLib.Policies as the spec says. */
@@ -76,6 +79,7 @@ export class SampleSeeder implements OnModuleInit {
 @Module({})
 export class SampleAppModule {
   static register(options: SampleAppOptions = {}): DynamicModule {
+    const devMode = resolveDevMode(options.devMode === true).enabled;
     return {
       module: SampleAppModule,
       imports: [
@@ -99,8 +103,8 @@ export class SampleAppModule {
           }),
         }),
       ],
-      controllers: [QueryController],
-      providers: [{ provide: SAMPLE_OPTIONS, useValue: options }, SampleSeeder, AdminRoleGuard],
+      controllers: devMode ? [QueryController, DevUsersController] : [QueryController],
+      providers: [{ provide: SAMPLE_OPTIONS, useValue: options }, { provide: SAMPLE_DEV_MODE, useValue: devMode }, SampleSeeder, AdminRoleGuard],
     };
   }
 }

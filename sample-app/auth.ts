@@ -33,8 +33,8 @@ interface DevResponse {
 }
 
 /**
- * Express middleware: `Authorization: Bearer <token>` of a dev user → `request.user` = its
- * claims. No header: no user (routes then answer 401). An unknown token: 401 at once.
+ * Express middleware of a dev-mode host: `Authorization: Bearer <token>` of a dev user →
+ * `request.user` = its claims. No header: no user (routes then answer 401). An unknown token: 401 at once.
  */
 export function devAuthentication(request: DevRequest, response: DevResponse, next: () => void): void {
   const header = request.headers.authorization;
@@ -48,6 +48,13 @@ export function devAuthentication(request: DevRequest, response: DevResponse, ne
   }
   request.user = { ...user.claims, roles: [...user.claims.roles] };
   next();
+}
+
+/** Express middleware outside dev mode: no dev token signs anyone in (and the sample has no other sign-in). */
+export function refuseDevTokens(request: DevRequest, response: DevResponse, next: () => void): void {
+  if (request.headers.authorization === undefined) return next();
+  response.setHeader("www-authenticate", 'Bearer realm="querylib-sample"');
+  response.status(401).json({ code: "InvalidToken", message: "dev tokens are accepted in dev mode only (npm start, --dev or QUERYLIB_DEV=1, never with NODE_ENV=production)" });
 }
 
 const rolesOf = (request: { user?: unknown }): readonly string[] => {

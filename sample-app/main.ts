@@ -1,16 +1,19 @@
 // The sample app: a NestJS application on an embedded, seeded SQLite database (PostgreSQL or
 // MariaDB with QUERYLIB_DB, see ormconfig.ts), QueryLib's policy layer on every query, the admin
-// API at /qp-admin, dev users selected by bearer tokens and, at /, the filter page (static files
-// from sample-app/public). `npm start` runs it on 127.0.0.1:3000 (PORT changes the port) and
-// prints what to try.
+// API at /qp-admin, dev users selected by bearer tokens (dev mode only, see dev-mode.ts) and, at
+// /, the filter page (static files from sample-app/public). `npm start` runs it in dev mode on
+// 127.0.0.1:3000 (PORT changes the port) and prints what to try.
 import "reflect-metadata";
-import type { INestApplication, LoggerService, LogLevel } from "@nestjs/common";
-import { NestFactory } from "@nestjs/core";
+import { type INestApplication, Logger, type LoggerService, type LogLevel } from "@nestjs/common";
+import { HttpAdapterHost, NestFactory } from "@nestjs/core";
 import type { NestExpressApplication } from "@nestjs/platform-express";
 import { DataSource } from "typeorm";
+import { QpExceptionFilter } from "../nest-module/index.js";
 import { type SampleAppOptions, SampleAppModule } from "./app.module.js";
-import { devAuthentication, devUsers, type DevUser } from "./auth.js";
+import { devAuthentication, devUsers, type DevUser, refuseDevTokens } from "./auth.js";
+import { devHostBanner, devHostNotice, devModeRequested, markDevHost, resolveDevMode } from "./dev-mode.js";
 import { publicDirectory, setStaticHeaders } from "./public-files.js";
+import { answerBodyErrors, forgetEmptyBodies, jsonParserOptions, refuseUnreadableBodies } from "./request-bodies.js";
 
 export const sampleHost = "127.0.0.1";
 
@@ -20,6 +23,8 @@ export interface SampleApp {
   readonly app: INestApplication;
   readonly dataSource: DataSource;
   readonly users: readonly DevUser[];
+  /** Whether dev mode was granted (asked for, and not in a production configuration). */
+  readonly devMode: boolean;
   close(): Promise<void>;
 }
 
@@ -30,9 +35,26 @@ export interface StartOptions extends SampleAppOptions {
 
 /** Starts the sample app on 127.0.0.1:`port` (0: an ephemeral port) and resolves once it listens. */
 export async function startSampleApp(port = Number(process.env.PORT ?? 3000), options: StartOptions = {}): Promise<SampleApp> {
-  const app = await NestFactory.create<NestExpressApplication>(SampleAppModule.register(options), { logger: options.logger ?? ["error", "warn", "log"], abortOnError: false });
+  const devMode = resolveDevMode(options.devMode === true);
+  const app = await NestFactory.create<NestExpressApplication>(SampleAppModule.register(options), {
+    logger: options.logger ?? ["error", "warn", "log"], abortOnError: false, bodyParser: false,
+  });
+  const logger = new Logger("SampleApp");
+  if (devMode.refusal) logger.warn(devMode.refusal);
+  if (devMode.enabled) {
+    logger.warn(devHostNotice);
+    app.use(markDevHost);
+  }
+  // Before any route or static file, in this order: refuse bodies that cannot be read, parse
+  // JSON, answer the failures with the JSON error body (request-bodies.ts).
+  app.use(refuseUnreadableBodies);
+  app.useBodyParser("json", jsonParserOptions);
+  app.use(forgetEmptyBodies);
+  app.use(answerBodyErrors);
   app.useStaticAssets(publicDirectory(), { index: "index.html", redirect: false, setHeaders: setStaticHeaders });
-  app.use(devAuthentication);
+  app.use(devMode.enabled ? devAuthentication : refuseDevTokens);
+  // Unknown routes (and anything a controller's own filter did not answer) get the same JSON error body.
+  app.useGlobalFilters(new QpExceptionFilter(app.get(HttpAdapterHost)));
   await app.listen(port, sampleHost);
   const address = app.getHttpServer().address() as { port: number };
   return {
@@ -41,6 +63,7 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
     app,
     dataSource: app.get(DataSource),
     users: devUsers,
+    devMode: devMode.enabled,
     close: () => app.close(),
   };
 }
@@ -70,10 +93,17 @@ const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`fil
 
 if (isMain) {
   try {
-    const sample = await startSampleApp();
+    const sample = await startSampleApp(undefined, { devMode: devModeRequested() });
     const database = process.env.QUERYLIB_DB ?? "sqlite";
     console.log(`\nQueryLib sample app on ${sample.url} (${database}${database === "sqlite" ? ", in memory" : ""}, seeded). Ctrl-C stops it.\n`);
-    for (const line of tryLines(sample.url)) console.log(line);
+    if (sample.devMode) {
+      for (const line of devHostBanner()) console.log(line);
+      console.log("");
+      for (const line of tryLines(sample.url)) console.log(line);
+    } else {
+      console.log("Dev mode is off: no dev token signs anyone in and GET /api/dev-users does not exist; every query answers 401.");
+      console.log("Dev mode: npm start (node dist/sample-app/main.js --dev) or QUERYLIB_DEV=1, never with NODE_ENV=production.");
+    }
     console.log("");
     const stop = () => void sample.close().finally(() => process.exit(0));
     process.once("SIGINT", stop);

@@ -79,7 +79,10 @@ export function readEnum<E extends string>(value: unknown, path: string, members
   return fail(Codes.InvalidEnumValue, `${describe(value)} is not one of ${members.join(", ")} (or their positions 0-${members.length - 1})`, path);
 }
 
-/** A scalar as written; an array or object by its kind only (stringifying one recurses as deep as it nests). */
+/**
+ * A scalar as written; an array or object by its kind only: stringifying one recurses as deep as it
+ * nests, and a JSON object may carry an own "toString" or "valueOf" key that makes String() throw.
+ */
 const describe = (value: unknown) => (typeof value === "object" && value !== null ? (Array.isArray(value) ? "an array" : "an object") : `"${String(value)}"`);
 
 export function readBoolean(value: unknown, path: string, fallback: boolean): boolean {

@@ -574,6 +574,12 @@ export function sanitizeSegment(s: Sanitizer, segment: Segment, getQueryString: 
     s.required(group, where);
     return { ...set, conditionGroup: s.forced(group) ?? group };
   });
+  if (sets.length === 0) {
+    // No set selects everything: the forced predicate and the required conditions apply as to a Filter without a group.
+    s.required(null, "conditionSets");
+    const forced = s.forced(null);
+    if (forced) sets.push({ sort: 1, intersection: null, conditionGroup: forced });
+  }
   const orders = s.orders(segment.orders);
   const page = s.page(segment.page);
   const selects = s.selects(segment.selects);

@@ -99,15 +99,21 @@ function describe(errors: readonly ValidationError[], prefix = ""): { property: 
   ]);
 }
 
-/** Reads a body into a DTO: object check, case-insensitive keys, normalized enum names, class-validator. */
-export async function readBody<T extends object>(type: new () => T, body: unknown): Promise<T> {
+/** The body as a JSON object, or 400 InvalidRequestBody (no body, an array, a string, a number, null); hosts' query routes use it too. */
+export function requireJsonObject(body: unknown): Record<string, unknown> {
   if (body === null || body === undefined || typeof body !== "object" || Array.isArray(body)) {
     throw new QpHttpError(400, "InvalidRequestBody", "the request body must be a JSON object (content-type: application/json)");
   }
+  return body as Record<string, unknown>;
+}
+
+/** Reads a body into a DTO: object check, case-insensitive keys, normalized enum names, class-validator. */
+export async function readBody<T extends object>(type: new () => T, body: unknown): Promise<T> {
+  const fields = requireJsonObject(body);
   const known = members.get(type) ?? [];
   const instance = new type() as Record<string, unknown>;
   const problems: { property: string; problems: string[] }[] = [];
-  for (const [key, value] of Object.entries(body)) {
+  for (const [key, value] of Object.entries(fields)) {
     const canonical = forbiddenKeys.has(key) ? undefined : known.find((m) => m.toLowerCase() === key.toLowerCase());
     if (!canonical) {
       problems.push({ property: key, problems: [`property ${key} should not exist (expected ${known.join(", ")})`] });

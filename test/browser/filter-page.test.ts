@@ -232,6 +232,14 @@ describe("filter page (Chromium)", function () {
     await page.screenshot({ path: screenshotPath("segment"), fullPage: true });
   });
 
+  check("says loudly that the host is a development host (dev mode: fixed dev tokens)", async () => {
+    const banner = page.locator("#dev-host");
+    expect(await banner.isVisible()).to.equal(true);
+    expect(await banner.innerText()).to.match(/^DEVELOPMENT HOST: fixed dev tokens/);
+    const box = await banner.boundingBox();
+    expect(box!.y).to.equal(0);
+  });
+
   check("is keyboard usable and fits 1280×800 and a narrow window", async () => {
     const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
     expect(await fits()).to.equal(true);

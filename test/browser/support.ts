@@ -27,9 +27,9 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath, headless: true, chromiumSandbox: false, args: ["--disable-background-networking", "--disable-component-update", "--no-first-run"] });
 }
 
-/** The sample app on embedded SQLite, seeded as `npm start` seeds it, listening on 127.0.0.1. */
+/** The sample app on embedded SQLite, seeded and in dev mode as `npm start` runs it, listening on 127.0.0.1. */
 export function startApp(): Promise<SampleApp> {
-  return startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" } });
+  return startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
 }
 
 export function screenshotPath(name: string): string {

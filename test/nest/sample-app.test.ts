@@ -58,7 +58,7 @@ describe("sample app", function () {
       request(s.url, method, path, user ? tokenOf[user] : undefined, body, headers);
 
     before(async () => {
-      s = await startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" } });
+      s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
     });
     after(() => s?.close());
 
@@ -258,6 +258,19 @@ describe("sample app", function () {
         expect(grouped.body).to.include({ code: "FieldDeniedForGroup", errorCode: 4 });
       });
 
+      it("shows an admin the audit trail of the admin's own tenant only", async () => {
+        const initech = await as("dan")("POST", "/api/employees/filter", { selects: ["id", "salary"], page: { pageNumber: 1, pageSize: 2 } }, { "x-request-id": "initech-salary" });
+        expect(initech.status, initech.text).to.equal(200);
+        expect(await s.dataSource.getRepository(QpAuditEventRecord).count({ where: { clientRequestId: "initech-salary", tenant: "initech" } })).to.equal(1);
+        expect((await as("ada")("POST", "/api/employees/filter", { selects: ["id", "salary"], page: { pageNumber: 1, pageSize: 2 } })).status).to.equal(200);
+        const trail = await as("ada")("GET", "/api/audit?clientRequestId=initech-salary");
+        expect(trail.status).to.equal(200);
+        expect(trail.body).to.deep.equal([]);
+        const all = await as("ada")("GET", "/api/audit?limit=500");
+        expect(all.body.length).to.be.greaterThan(0);
+        expect(new Set(all.body.map((e: { tenant: string }) => e.tenant))).to.deep.equal(new Set(["acme"]));
+      });
+
       it("denies the risk score, prices the notes (QueryCostExceeded) and refuses the SQL text of a scoped query", async () => {
         const risk = await as("ada")("POST", "/api/customers/filter", { conditionGroup: { conditions: [{ ...eq("riskScore", 50, "Number"), operator: "GreaterThan" }] } });
         expect(risk.status).to.equal(403);
@@ -440,7 +453,7 @@ describe("sample app", function () {
           skipIfUnavailable(this, error);
         }
         const url = isolatedDatabaseUrl(dialect, "querylib_sample");
-        s = await startSampleApp(0, { logger: false, database: { kind: dialect, url }, seed: { customersPerTenant: 60, employeesPerTenant: 12 } });
+        s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: dialect, url }, seed: { customersPerTenant: 60, employeesPerTenant: 12 } });
       });
       after(() => s?.close());
 
@@ -478,15 +491,17 @@ describe("sample app", function () {
       });
     });
 
-    it("starts `node dist/sample-app/main.js` (the start script after the build), prints curl lines that work, and stops on SIGTERM", async function () {
+    it("starts `node dist/sample-app/main.js --dev` (the start script after the build), says it is a dev host, prints curl lines that work, and stops on SIGTERM", async function () {
       this.timeout(60_000);
       const start = JSON.parse(await (await import("node:fs/promises")).readFile(`${root}package.json`, "utf8")).scripts.start;
-      expect(start).to.equal("node dist/sample-app/main.js");
+      expect(start).to.equal("node dist/sample-app/main.js --dev");
       const port = await freePort();
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
       delete env.QUERYLIB_DB;
       delete env.QUERYLIB_DB_URL;
-      child = spawn(process.execPath, ["dist/sample-app/main.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      delete env.QUERYLIB_DEV;
+      delete env.NODE_ENV;
+      child = spawn(process.execPath, start.split(" ").slice(1), { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
       child.stdout!.on("data", (chunk) => (output += String(chunk)));
       child.stderr!.on("data", (chunk) => (output += String(chunk)));
       const deadline = Date.now() + 45_000;
@@ -497,6 +512,7 @@ describe("sample app", function () {
       }
       expect(output).to.include(`QueryLib sample app on http://127.0.0.1:${port}`);
       expect(output).to.include(`Filter page: http://127.0.0.1:${port}/`);
+      expect(output).to.match(/!!\s+DEVELOPMENT HOST \(dev mode\)\s+!!/);
       const curls = output.split("\n").filter((line) => line.trim().startsWith("curl ")).map((line) => line.trim());
       expect(curls).to.have.length(6);
       for (const line of curls) expect(line).to.include(`http://127.0.0.1:${port}/`);
@@ -518,6 +534,7 @@ describe("sample app", function () {
       expect(index.status).to.equal(200);
       expect(await index.text()).to.include("<title>QueryLib filter page</title>");
       expect(index.headers.get("content-security-policy")).to.include("default-src 'self'");
+      expect(index.headers.get("x-querylib-dev-host")).to.match(/^DEVELOPMENT HOST/);
       const script = await fetch(`http://127.0.0.1:${port}/js/main.js`);
       expect(script.headers.get("content-type")).to.match(/javascript/);
       expect(await script.text()).to.include("loadSchema");

@@ -3,6 +3,7 @@
 // QueryLibService, a header-based test authentication, and helpers that start a real Nest app
 // on 127.0.0.1 (ephemeral port) and call it over HTTP.
 import "reflect-metadata";
+import { request as httpRequest } from "node:http";
 import { Body, type CanActivate, Controller, type DynamicModule, Get, HttpCode, Injectable, type INestApplication, Module, Post, Req, type Type, UseFilters } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Column, DataSource, Entity, PrimaryColumn } from "typeorm";
@@ -256,4 +257,42 @@ export const callers = {
 /** No response body may carry a stack trace or a file path. */
 export function assertNoStack(reply: Reply): void {
   if (/\n\s+at |\.js:\d+|\.ts:\d+|node:internal/.test(reply.text)) throw new Error(`the response carries a stack trace: ${reply.text}`);
+}
+
+export interface RawCallOptions {
+  readonly headers?: Record<string, string>;
+  /** Written as is; a GET or DELETE may carry one too (fetch refuses that, node:http does not). */
+  readonly body?: string | Buffer;
+  /** Send the body chunked (no content-length). */
+  readonly chunked?: boolean;
+}
+
+/** One HTTP request through node:http, with exactly the given headers and body bytes. */
+export function rawCall(base: string, method: string, path: string, options: RawCallOptions = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body, "utf8");
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (body !== undefined && !options.chunked) headers["content-length"] = String(body.length);
+    if (options.chunked) headers["transfer-encoding"] = "chunked";
+    const request = httpRequest(base + path, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("error", reject);
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let parsed: unknown = text;
+        try {
+          parsed = text === "" ? null : JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+        const replyHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
+        resolve({ status: response.statusCode ?? 0, body: parsed, text, headers: replyHeaders });
+      });
+    });
+    request.on("error", reject);
+    if (body !== undefined) request.write(body);
+    request.end();
+  });
 }

@@ -211,7 +211,12 @@ async function start() {
   page.schema = "loading";
   let index;
   try {
-    [index, state.users] = await Promise.all([api.index(), api.devUsers()]);
+    index = await api.index();
+    // Dev users (and their tokens) exist on a dev-mode host only; the page says so loudly.
+    $("dev-host").textContent = index.devHost ?? "";
+    $("dev-host").hidden = !index.devHost;
+    if (!index.devHost) throw new ApiError(0, { code: "DevModeOff", message: "This host is not in dev mode, so there are no dev users to call as (npm start runs it in dev mode)." });
+    state.users = await api.devUsers();
   } catch (error) {
     state.error = asApiError(error);
     page.schema = "error";

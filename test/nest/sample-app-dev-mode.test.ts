@@ -1,0 +1,139 @@
+// Dev mode of the sample app: the dev tokens (the admin's included) and GET /api/dev-users exist
+// only when dev mode is asked for (npm start's --dev, QUERYLIB_DEV=1, devMode: true) and never in a
+// production configuration (NODE_ENV=production); a dev-mode host says so on every answer.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { devHostHeader, devModeRequested, resolveDevMode } from "../../sample-app/dev-mode.js";
+import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
+import { assertNoStack, rawCall } from "./support.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const smallSeed = { customersPerTenant: 20, employeesPerTenant: 6 };
+
+describe("sample app: dev mode", function () {
+  describe("how it is decided", () => {
+    it("is asked for by --dev or QUERYLIB_DEV=1 only", () => {
+      expect(devModeRequested(["node", "main.js", "--dev"], {})).to.equal(true);
+      expect(devModeRequested(["node", "main.js"], { QUERYLIB_DEV: "1" })).to.equal(true);
+      expect(devModeRequested(["node", "main.js"], {})).to.equal(false);
+      expect(devModeRequested(["node", "main.js", "--devx"], { QUERYLIB_DEV: "true" })).to.equal(false);
+      // The script path itself is not a flag.
+      expect(devModeRequested(["node", "--dev"], {})).to.equal(false);
+    });
+
+    it("is granted when asked for, and refused in a production configuration even then", () => {
+      expect(resolveDevMode(true, {})).to.deep.equal({ enabled: true });
+      expect(resolveDevMode(false, {})).to.deep.equal({ enabled: false });
+      expect(resolveDevMode(false, { NODE_ENV: "production" })).to.deep.equal({ enabled: false });
+      for (const env of ["production", "Production", " production "]) {
+        const refused = resolveDevMode(true, { NODE_ENV: env });
+        expect(refused.enabled).to.equal(false);
+        expect(refused.refusal).to.match(/NODE_ENV=production/);
+      }
+    });
+  });
+
+  // One app at a time: two live sample apps in one process would register two default data sources.
+  describe("in process, in dev mode", () => {
+    let dev: SampleApp;
+    before(async () => {
+      dev = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" }, seed: smallSeed });
+    });
+    after(() => dev?.close());
+
+    it("dev mode: lists the dev users, signs them in, and marks every answer (API, admin API, page, errors) as a dev host", async () => {
+      expect(dev.devMode).to.equal(true);
+      const users = await rawCall(dev.url, "GET", "/api/dev-users");
+      expect(users.status).to.equal(200);
+      expect(users.body.map((u: { token: string }) => u.token)).to.include("dev-ada");
+      const index = await rawCall(dev.url, "GET", "/api");
+      expect(index.body.devHost).to.match(/^DEVELOPMENT HOST/);
+      for (const [method, path, token] of [["GET", "/", undefined], ["GET", "/api/me", "dev-ben"], ["GET", "/qp-admin/health", "dev-ada"], ["GET", "/api/nowhere", undefined], ["GET", "/api/me", "dev-nobody"]]) {
+        const reply = await rawCall(dev.url, method!, path!, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+        expect(reply.headers.get(devHostHeader), `${method} ${path}`).to.match(/^DEVELOPMENT HOST: fixed dev tokens/);
+      }
+      expect((await rawCall(dev.url, "GET", "/api/me", { headers: { authorization: "Bearer dev-ben" } })).body.user.sub).to.equal("ben");
+    });
+
+  });
+
+  describe("in process, without dev mode", () => {
+    let plain: SampleApp;
+    before(async () => {
+      plain = await startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" }, seed: smallSeed });
+    });
+    after(() => plain?.close());
+
+    it("without dev mode: GET /api/dev-users does not exist (404, JSON error body) and no dev token signs anyone in", async () => {
+      expect(plain.devMode).to.equal(false);
+      const users = await rawCall(plain.url, "GET", "/api/dev-users");
+      expect(users.status).to.equal(404);
+      expect(users.body.code).to.equal("NotFound");
+      expect(users.text).not.to.include("dev-ada");
+      assertNoStack(users);
+      for (const token of ["dev-ada", "dev-ben", "dev-nobody"]) {
+        const me = await rawCall(plain.url, "GET", "/api/me", { headers: { authorization: `Bearer ${token}` } });
+        expect(me.status).to.equal(401);
+        expect(me.body.code).to.equal("InvalidToken");
+        expect(me.body.message).to.match(/dev mode only/);
+        const query = await rawCall(plain.url, "POST", "/api/customers/filter", { headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+        expect(query.status).to.equal(401);
+        expect((await rawCall(plain.url, "GET", "/qp-admin/rules", { headers: { authorization: `Bearer ${token}` } })).status).to.equal(401);
+      }
+      const anonymous = await rawCall(plain.url, "POST", "/api/customers/filter", { headers: { "content-type": "application/json" }, body: "{}" });
+      expect(anonymous.status).to.equal(401);
+      const index = await rawCall(plain.url, "GET", "/api");
+      expect(index.body).not.to.have.property("devHost");
+      expect(index.text).not.to.include("dev-users");
+      expect(index.headers.get(devHostHeader)).to.equal(null);
+    });
+  });
+
+  describe("started with NODE_ENV=production", () => {
+    let child: ChildProcess | undefined;
+    after(() => {
+      if (child && child.exitCode === null) child.kill("SIGKILL");
+    });
+
+    const freePort = () => new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+
+    it("refuses dev mode although --dev and QUERYLIB_DEV=1 ask for it, and says so", async function () {
+      this.timeout(60_000);
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), NODE_ENV: "production", QUERYLIB_DEV: "1" };
+      delete env.QUERYLIB_DB;
+      delete env.QUERYLIB_DB_URL;
+      let output = "";
+      child = spawn(process.execPath, ["dist/sample-app/main.js", "--dev"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout!.on("data", (chunk) => (output += String(chunk)));
+      child.stderr!.on("data", (chunk) => (output += String(chunk)));
+      const deadline = Date.now() + 45_000;
+      while (!/Dev mode: npm start/.test(output)) {
+        if (child.exitCode !== null) throw new Error(`the sample app exited with ${child.exitCode}:\n${output}`);
+        if (Date.now() > deadline) throw new Error(`the sample app did not say that dev mode is off:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(output).to.match(/dev mode refused: NODE_ENV=production/);
+      expect(output).to.include("Dev mode is off");
+      expect(output).not.to.include("DEVELOPMENT HOST");
+      expect(output).not.to.include("dev-ada");
+      const base = `http://127.0.0.1:${port}`;
+      const users = await rawCall(base, "GET", "/api/dev-users");
+      expect(users.status).to.equal(404);
+      expect(users.headers.get(devHostHeader)).to.equal(null);
+      expect((await rawCall(base, "GET", "/api/me", { headers: { authorization: "Bearer dev-ada" } })).status).to.equal(401);
+      child.kill("SIGTERM");
+      const code = await new Promise<number | null>((resolve) => (child!.exitCode !== null ? resolve(child!.exitCode) : child!.once("exit", (c) => resolve(c))));
+      expect(code).to.equal(0);
+    });
+  });
+});
