@@ -194,6 +194,8 @@ function postgresNumericArrayType(scope: Scope, column: ColumnMember): string | 
   // An aggregate (no column) may be bigint or numeric: numeric keeps fractions comparable.
   if (!column.column) return "numeric";
   const type = postgresType(scope, column.column);
+  // An integer column declared by its TypeScript type (`number`): numeric keeps fractions comparable.
+  if (integerRanges[type]) return "numeric";
   // Any other type (money…) is typed by the column, as a single `=` parameter is.
   return type === "numeric" || type === "double precision" || type === "real" ? type : null;
 }
