@@ -57,6 +57,18 @@ import { HAND_WRITTEN, conditionsBuilder, depthBuilder, pageSizeBuilder, type Ct
 // ---------------------------------------------------------------------------------------------
 // Options
 
+/** Sections of BENCHMARKS.md that other bench scripts write (bench/long-lists.ts): a full run keeps them. */
+function keptSections(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+  const at = text.indexOf("\n## Long value lists");
+  return at < 0 ? "" : text.slice(at);
+}
+
 interface Options {
   quick: boolean;
   dialects: Dialect[];
@@ -703,7 +715,7 @@ async function main(): Promise<void> {
       writeFileSync(`${OUT_DIR}BENCHMARKS${suffix}.md`, renderMarkdown(report, chartRel ? `growth${suffix}.png` : null));
       written.push(`bench/out/BENCHMARKS${suffix}.md`);
     } else {
-      writeFileSync(`${REPO_ROOT}BENCHMARKS.md`, renderMarkdown(report, chartRel));
+      writeFileSync(`${REPO_ROOT}BENCHMARKS.md`, renderMarkdown(report, chartRel) + keptSections(`${REPO_ROOT}BENCHMARKS.md`));
       written.push("BENCHMARKS.md");
     }
   }

@@ -40,6 +40,13 @@ export class SqlWriter {
     return texts.placeholder;
   }
 
+  /** A whole value list as ONE parameter (a PostgreSQL array, SQLite's JSON text), never a number inlined by TypeORM. */
+  list(value: readonly unknown[] | string): string {
+    const texts = parameterText(this.paramCount++);
+    this.params[texts.name] = value;
+    return texts.placeholder;
+  }
+
   /** Table aliases of QueryLib's own joins and subqueries; never taken from the request. */
   nextAlias(): string {
     return `ql${this.aliasCount++}`;

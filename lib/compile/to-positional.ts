@@ -56,7 +56,8 @@ function fromTemplate(sql: string, sources: ParameterSources, dialect: SqlDialec
     const source = name === null ? undefined : sourceOf(sources, name);
     if (source === undefined) return null;
     const value = source[name!];
-    if (Array.isArray(value) || typeof value === "function") return null;
+    // A list bound as one value (a PostgreSQL array) is one parameter on both ways; a function is raw SQL.
+    if (typeof value === "function") return null;
     parameters[i] = driverValue(value, dialect);
   }
   let text = template.texts.get(dialect.name);

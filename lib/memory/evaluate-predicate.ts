@@ -34,7 +34,7 @@ export function test(raw: unknown, column: ColumnMember, t: Test): boolean {
     case DataType.Enum:
       return testText(String(raw), t);
     case DataType.Guid:
-      return testOrdered(String(raw).toLowerCase(), t.operator, t.values);
+      return testOrdered(String(raw).toLowerCase(), t.operator, t.values, t);
     case DataType.DateTime:
     case DataType.Date: {
       const calendar = t.dataType === DataType.Date || column.fieldKind === "date";
@@ -42,11 +42,23 @@ export function test(raw: unknown, column: ColumnMember, t: Test): boolean {
       return testOrdered((normalize(raw, column) as Date).getTime(), t.operator, t.values.map((v) => (v as Date).getTime()));
     }
     default:
-      return testOrdered(normalize(raw, column), t.operator, t.values);
+      return testOrdered(normalize(raw, column), t.operator, t.values, t);
   }
 }
 
-function testOrdered(value: unknown, op: Op, values: readonly unknown[]): boolean {
+/**
+ * The values of an In / NotIn test as a Set, made once per test (a list may hold 100,000 values
+ * and is read once per row); `fold` maps each value first (case folding of IIn / INotIn).
+ * Set membership is SameValueZero, as Array.includes was.
+ */
+const valueSets = new WeakMap<Test, ReadonlySet<unknown>>();
+function valueSet(t: Test, fold?: (value: string) => string): ReadonlySet<unknown> {
+  let set = valueSets.get(t);
+  if (!set) valueSets.set(t, (set = new Set(fold ? (t.values as string[]).map(fold) : t.values)));
+  return set;
+}
+
+function testOrdered(value: unknown, op: Op, values: readonly unknown[], t?: Test): boolean {
   const v = value as number;
   const [a, b] = values as number[];
   switch (op) {
@@ -58,8 +70,8 @@ function testOrdered(value: unknown, op: Op, values: readonly unknown[]): boolea
     case Op.LessThanOrEqual: return v <= a!;
     case Op.Between: return v >= a! && v <= b!;
     case Op.NotBetween: return v < a! || v > b!;
-    case Op.In: return values.includes(v);
-    case Op.NotIn: return !values.includes(v);
+    case Op.In: return t ? valueSet(t).has(v) : values.includes(v);
+    case Op.NotIn: return t ? !valueSet(t).has(v) : !values.includes(v);
     default: throw new Error(`internal: ${op} is not an ordered comparison`);
   }
 }
@@ -68,16 +80,16 @@ function testText(value: string, t: Test): boolean {
   const insensitive = isCaseInsensitive(t.operator);
   const fold = (s: string) => (insensitive ? foldCase(s) : s);
   const field = fold(value);
-  const values = (t.values as string[]).map(fold);
   const negated = t.operator.includes("Not");
   const base = t.operator.replace(/^I(?=[A-Z])/, "").replace("Not", "");
+  if (base === "In") return valueSet(t, fold).has(field) !== negated;
+  const needle = fold((t.values as string[])[0]!);
   let result: boolean;
   switch (base) {
-    case "Equal": result = field === values[0]; break;
-    case "In": result = values.includes(field); break;
-    case "Contains": result = field.includes(values[0]!); break;
-    case "StartsWith": result = field.startsWith(values[0]!); break;
-    case "EndsWith": result = field.endsWith(values[0]!); break;
+    case "Equal": result = field === needle; break;
+    case "Contains": result = field.includes(needle); break;
+    case "StartsWith": result = field.startsWith(needle); break;
+    case "EndsWith": result = field.endsWith(needle); break;
     default: throw new Error(`internal: ${t.operator} on text`);
   }
   return negated ? !result : result;
