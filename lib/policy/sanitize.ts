@@ -636,7 +636,8 @@ function floorRequestProblem(having: ConditionGroup | null, aggregates: readonly
   for (const c of having.conditions) {
     if (!counts.has((c.field ?? "").trim().toLowerCase())) continue;
     const numbers = c.values.map(Number);
-    const largest = c.operator === Operator.Equal || c.operator === Operator.In ? Math.max(...numbers)
+    // Not Math.max(...numbers): a list may hold more values than a call takes arguments.
+    const largest = c.operator === Operator.Equal || c.operator === Operator.In ? numbers.reduce((a, b) => Math.max(a, b), -Infinity)
       : c.operator === Operator.LessThan ? numbers[0]! - 1
         : c.operator === Operator.LessThanOrEqual ? numbers[0]!
           : c.operator === Operator.Between ? numbers[1]! : Infinity;

@@ -184,6 +184,17 @@ forEachTarget("Bounds: every input dimension has a cap, on every request", (ctx)
       assert.equal(total(await runGuarded(engine, shape(10))), aliceCount());
     });
 
+    // The group floor reads the largest count a Having admits; Math.max(...list) threw a RangeError
+    // past ~120,000 values (the arguments a call takes), so a raised cap gave a 500.
+    it("a guarded Summary whose Having In list on a Count alias holds 300,000 values (cap raised): answered, no RangeError", async function () {
+      this.timeout(120_000);
+      const engine = engineWith({ maxValuesPerList: 300_000, minGroupSize: 1 });
+      const values = Array.from({ length: 300_000 }, (_, i) => i + 1);
+      const shape = { groupBy: { fields: ["tier"], aggregateBy: [{ alias: "n", aggregator: "Count" }] }, having: { conditions: [{ sort: 1, field: "n", dataType: "Number", operator: "In", values }] } };
+      const result = (await runGuarded(engine, shape)) as { data: unknown[] };
+      assert.ok(result.data.length > 0);
+    });
+
     it("a text value over maxValueLength: CapExceeded at the value; one at the cap runs", async () => {
       const long = "a".repeat(capDefaults.maxValueLength + 1);
       await rejectsWithCap(() => run({ conditionGroup: { conditions: [cond(1, long, "Contains")] } }), "conditionGroup.conditions[0].values[0]");
