@@ -803,7 +803,11 @@ function hostileRequestArb(arbs: RequestArbitraries, sizes: HostileSizes): fc.Ar
       return request(root, { conditionGroup: group });
     }));
   // Long lists: In values, conditions in a group, orders, selects, aggregates.
-  const long = rootArb.chain((root) => fc.tuple(fc.integer({ min: 0, max: sizes.maxListLength }), fc.nat({ max: 4 }), fieldOf(root, ["int", "text", "decimal"]), fc.constantFrom("In", "NotIn", "IIn"))
+  const orderable = (root: Function) => {
+    const list = arbs.fieldsOf(root).filter((f) => f.collections <= sizes.maxOrderCollections && ["int", "text", "decimal"].includes(f.kind));
+    return fc.constantFrom(...list);
+  };
+  const long = rootArb.chain((root) => fc.tuple(fc.integer({ min: 0, max: sizes.maxListLength }), fc.nat({ max: 4 }), orderable(root), fc.constantFrom("In", "NotIn", "IIn"))
     .map(([n, what, f, op]) => {
       const numeric = f.kind === "int" || f.kind === "decimal";
       const value = (i: number) => (numeric ? i : `v${i}`);

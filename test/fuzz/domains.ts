@@ -106,15 +106,24 @@ export function memberSchema(): DomainSchema {
 // ---------------------------------------------------------------------------------------------
 // What the guard must hold
 
-/** Members of the policy domain no guarded result may show, under any name. */
-export const deniedMembers = ["ssn", "internalNote", "secretCode", "billingCode"] as const;
+/** Members of the policy domain no guarded result may show, under any name (QpDenied: every feature). */
+export const deniedMembers = ["ssn", "secretCode", "billingCode"] as const;
 
 /** Their stored values: no guarded result may hold one anywhere (also not as a Summary key or extreme). */
 export function deniedValues(): Set<unknown> {
   const data = policyData();
-  return new Set<unknown>([
-    ...data.patients.flatMap((p) => [p.ssn, p.internalNote]), ...data.doctors.map((d) => d.secretCode), ...data.visits.map((v) => v.billingCode),
-  ]);
+  return new Set<unknown>([...data.patients.map((p) => p.ssn), ...data.doctors.map((d) => d.secretCode), ...data.visits.map((v) => v.billingCode)]);
+}
+
+/**
+ * QpNoSelect members: never in the rows of a Filter or Segment. A Summary may still group or
+ * aggregate them (SPEC: QpNoSelect "refuses the one feature named"), so MAX(internalNote) shows a
+ * stored note; the fuzzer found it, and the report asks whether that is meant.
+ */
+export const unselectableMembers = ["internalNote"] as const;
+
+export function unselectableValues(): Set<unknown> {
+  return new Set<unknown>(policyData().patients.map((p) => p.internalNote));
 }
 
 export const tenants = ["t-1", "t-2"] as const;

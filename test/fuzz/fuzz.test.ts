@@ -53,6 +53,8 @@ describe("Fuzz: the guard oracle", () => {
     assert.equal(guardViolation(patientCase("t-1"), result([{ id: 1, tenantId: "t-1", name: "Patient 01" }])), null);
     assert.match(guardViolation(patientCase("t-1"), result([{ id: 1, ssn: "x" }]))!, /denied member/);
     assert.match(guardViolation(patientCase("t-1"), result([{ id: 1, label: "SSN-7" }]))!, /denied value/);
+    assert.match(guardViolation(patientCase("t-1"), result([{ id: 1, internalNote: "x" }]))!, /unselectable member/);
+    assert.match(guardViolation(patientCase("t-1"), result([{ id: 1, n: "note 1" }]))!, /unselectable value/);
     assert.match(guardViolation(patientCase("t-1"), result([{ id: 1, tenantId: "t-2" }]))!, /another tenant/);
     assert.match(guardViolation(patientCase("t-1"), result([{ id: 4 }]))!, /another tenant/); // patient 4 is t-2's
     assert.match(guardViolation(patientCase("t-1"), result([{ doctor: { patients: [{ id: 2, tenantId: "t-2" }] } }]))!, /another tenant/);

@@ -18,7 +18,7 @@ import { type HostileSizes, type Request, RequestArbitraries as Arbs } from "./a
 import { resultDifference } from "./compare.js";
 import {
   type DomainName, type Runner, type Target, deniedMembers, deniedValues, guardedSample, memberSchema, memoryOptions, patientSchema, runnerFor, shopArbitraries,
-  shopSample, tenants, transformedMembers,
+  shopSample, tenants, transformedMembers, unselectableMembers, unselectableValues,
 } from "./domains.js";
 
 export type Mode = "unguarded" | "guarded";
@@ -146,6 +146,8 @@ function wellFormed(result: any): string | null {
 
 const denied = deniedValues();
 const deniedNames = new Set(deniedMembers.map((m) => m.toLowerCase()));
+const unselectable = unselectableValues();
+const unselectableNames = new Set(unselectableMembers.map((m) => m.toLowerCase()));
 const patientsById = new Map(policyData().patients.map((p) => [p.id, p]));
 const membersById = new Map(memberData().map((m) => [m.id, m as unknown as Record<string, unknown>]));
 const storedByMember = new Map<string, Set<unknown>>(transformedMembers.map((name) => [name, new Set(memberData().map((m) => (m as unknown as Record<string, unknown>)[name]).filter((v) => v !== null))]));
@@ -179,6 +181,8 @@ export function guardViolation(c: FuzzCase, result: any): string | null {
       for (const [key, value] of Object.entries(object)) {
         if (c.request.kind !== "summary" && deniedNames.has(key.toLowerCase())) return `denied member shown: ${key} in ${JSON.stringify(object).slice(0, 200)}`;
         if (denied.has(value)) return `denied value shown: ${key}=${JSON.stringify(value)}`;
+        if (c.request.kind !== "summary" && unselectableNames.has(key.toLowerCase())) return `unselectable member shown: ${key} in ${JSON.stringify(object).slice(0, 200)}`;
+        if (c.request.kind !== "summary" && unselectable.has(value)) return `unselectable value shown: ${key}=${JSON.stringify(value)}`;
       }
       if ("tenantId" in object && object.tenantId !== c.tenant) return `another tenant's row: tenantId ${JSON.stringify(object.tenantId)} for caller ${c.tenant}`;
     }
@@ -271,19 +275,29 @@ export interface SessionReport {
   heapGrowthMb: number | null;
 }
 
-/** The JSON of a case, for reports (BigInts as text, long texts cut). */
+/** JSON-like text of a value, nested levels past `depth` summarised (a 6,000-level request must not overflow the report). */
+function briefJson(value: unknown, depth = 40): string {
+  if (typeof value === "bigint") return `"${value}n"`;
+  if (value === undefined) return '"<undefined>"';
+  if (typeof value === "number" && !Number.isFinite(value)) return `"${value}"`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (depth === 0) {
+    let levels = 0;
+    for (let v: any = value; v && typeof v === "object"; v = Array.isArray(v) ? v[0] : v.subConditionGroups?.[0] ?? Object.values(v).find((x) => x && typeof x === "object")) levels++;
+    return `"… ${levels} more nested levels"`;
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => briefJson(v, depth - 1)).join(",")}]`;
+  return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${briefJson(v, depth - 1)}`).join(",")}}`;
+}
+
+/** The JSON of a case, for reports (BigInts as text, deep nesting summarised, long texts cut). */
 export function describeCase(c: FuzzCase, max = 3000): string {
   const { request } = c;
   const body = {
     mode: c.mode, domain: c.domain, ...(c.tenant ? { tenant: c.tenant } : {}), kind: request.kind, root: request.root.name, dynamic: request.dynamic, profile: request.profile,
     shape: request.shape,
   };
-  let text: string;
-  try {
-    text = JSON.stringify(body, (_k, v) => (typeof v === "bigint" ? `${v}n` : v === undefined ? "<undefined>" : typeof v === "number" && !Number.isFinite(v) ? String(v) : v));
-  } catch (error) {
-    text = `(not serialisable: ${String(error)})`;
-  }
+  const text = briefJson(body);
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
 
