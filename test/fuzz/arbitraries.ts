@@ -653,11 +653,13 @@ export interface HostileSizes {
   maxListLength: number;
   /** Whether text values may hold U+0000. */
   nul: boolean;
+  /** Longest text value (characters). */
+  maxTextLength: number;
   /** Most collections an order path crosses, in valid requests too (Infinity: any the schema has). */
   maxOrderCollections: number;
 }
 
-export const fullHostility: HostileSizes = { maxDepth: 20_000, maxSets: 5_000, maxListLength: 100_000, nul: true, maxOrderCollections: Infinity };
+export const fullHostility: HostileSizes = { maxDepth: 20_000, maxSets: 5_000, maxListLength: 100_000, nul: true, maxTextLength: 100_000, maxOrderCollections: Infinity };
 
 /** Object keys a parser must not treat as members (prototype pollution, case twins, near misses). */
 export const PROTOTYPE_KEYS = ["__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "__defineGetter__", "isPrototypeOf"];
@@ -690,7 +692,7 @@ function oddStringArb(sizes: HostileSizes): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 12 }).map(nul) },
     { weight: 1, arbitrary: fc.array(fc.constantFrom(...SQL_STRINGS, ...ODD_UNICODE), { minLength: 2, maxLength: 6 }).map((parts) => parts.join("")) },
     { weight: 1, arbitrary: fc.constantFrom("\u0000", "a\u0000b", "%\u0000%").map(nul) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("a", "%", "é", "'"), fc.constantFrom(1_000, 10_000, 100_000)).map(([c, n]) => c.repeat(n)) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("a", "%", "é", "'"), fc.constantFrom(1_000, 10_000, 100_000)).map(([c, n]) => c.repeat(Math.min(n, sizes.maxTextLength))) },
   );
 }
 

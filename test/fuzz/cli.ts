@@ -1,5 +1,5 @@
 // `npm run fuzz -- --runs N --seed S [--target sqlite|postgres|mariadb|memory] [--guarded|--unguarded]
-//   [--hostility full|suite] [--max-depth N] [--max-sets N] [--max-list N] [--nul|--no-nul] [--max-order-collections N]
+//   [--hostility full|suite] [--max-depth N] [--max-sets N] [--max-list N] [--max-text N] [--nul|--no-nul] [--max-order-collections N]
 //   [--time-limit MS] [--heap-bound MB] [--shrink-ms MS] [--path P]`
 // Runs the property-based fuzzer (./properties.ts) per target and mode, prints counts (runs,
 // returned, LogicException by code, failures) and, for each distinct failure, the shrunk case, the
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     "max-sets": { type: "string" },
     "max-list": { type: "string" },
     "max-order-collections": { type: "string" },
+    "max-text": { type: "string" },
     nul: { type: "boolean" },
     "no-nul": { type: "boolean" },
     "time-limit": { type: "string", default: "2000" },
@@ -38,11 +39,11 @@ const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.r
 const targets = (values.target?.length ? values.target : fuzzTargets) as Target[];
 for (const t of targets) if (!fuzzTargets.includes(t)) throw new Error(`unknown target ${t} (one of ${fuzzTargets.join(", ")})`);
 const modes: Mode[] = values.guarded === values.unguarded ? ["unguarded", "guarded"] : values.guarded ? ["guarded"] : ["unguarded"];
-const knob = (name: "max-depth" | "max-sets" | "max-list" | "max-order-collections", fallback: number) => (values[name] === undefined ? fallback : Number(values[name]));
+const knob = (name: "max-depth" | "max-sets" | "max-list" | "max-order-collections" | "max-text", fallback: number) => (values[name] === undefined ? fallback : Number(values[name]));
 const base = values.hostility === "suite" ? suiteHostility : fullHostility;
 const sizes: HostileSizes = {
   maxDepth: knob("max-depth", base.maxDepth), maxSets: knob("max-sets", base.maxSets), maxListLength: knob("max-list", base.maxListLength),
-  nul: values["no-nul"] ? false : values.nul ? true : base.nul, maxOrderCollections: knob("max-order-collections", base.maxOrderCollections),
+  nul: values["no-nul"] ? false : values.nul ? true : base.nul, maxTextLength: knob("max-text", base.maxTextLength), maxOrderCollections: knob("max-order-collections", base.maxOrderCollections),
 };
 if (!Number.isSafeInteger(runs) || runs < 1 || !Number.isSafeInteger(seed)) throw new Error("--runs and --seed take integers");
 if (!(globalThis as { gc?: unknown }).gc) console.log("[fuzz] no --expose-gc: the heap bound is not checked");

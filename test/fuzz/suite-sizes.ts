@@ -16,6 +16,9 @@ export const suiteHostility: HostileSizes = {
   maxListLength: 40,
   // Pending "U+0000 in PostgreSQL text values": PostgreSQL rejects the parameter (driver error).
   nul: false,
+  // Pending a cap on text values: SQLite refuses a LIKE pattern over 50,000 characters
+  // ("LIKE or GLOB pattern too complex", a driver error) for Contains/StartsWith/EndsWith.
+  maxTextLength: 10_000,
   // Pending a fix for order paths across two collections (valid and hostile orders alike) (a correlated MIN subquery with a join:
   // ~12 s on PostgreSQL for `customer.orders.items.orderId` over 3,024 orders).
   maxOrderCollections: 1,
