@@ -22,8 +22,16 @@ const closeEnough = (a: number, b: number) => Math.abs(a - b) <= RELATIVE_TOLERA
 
 /** The aliases of Sumation/Average aggregates of a Summary request: doubles, compared with tolerance. */
 export function floatingAliases(request: Pick<Request, "kind" | "shape">): string[] {
-  if (request.kind !== "summary" || typeof request.shape !== "object" || request.shape === null) return [];
-  const aggregateBy = (request.shape as { groupBy?: { aggregateBy?: unknown } }).groupBy?.aggregateBy;
+  let shape = request.shape;
+  if (typeof shape === "string") {
+    try {
+      shape = JSON.parse(shape);
+    } catch {
+      return [];
+    }
+  }
+  if (request.kind !== "summary" || typeof shape !== "object" || shape === null) return [];
+  const aggregateBy = (shape as { groupBy?: { aggregateBy?: unknown } }).groupBy?.aggregateBy;
   if (!Array.isArray(aggregateBy)) return [];
   return aggregateBy.filter((a) => a && (a.aggregator === "Sumation" || a.aggregator === "Average")).map((a) => String(a.alias));
 }
