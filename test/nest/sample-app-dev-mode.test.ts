@@ -2,12 +2,11 @@
 // only when dev mode is asked for (npm start's --dev, QUERYLIB_DEV=1, devMode: true) and never in a
 // production configuration (NODE_ENV=production); a dev-mode host says so on every answer.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { devHostHeader, devModeRequested, resolveDevMode } from "../../sample-app/dev-mode.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
-import { assertNoStack, rawCall } from "./support.js";
+import { assertNoStack, freePort, rawCall } from "./support.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const smallSeed = { customersPerTenant: 20, employeesPerTenant: 6 };
@@ -95,15 +94,6 @@ describe("sample app: dev mode", function () {
     let child: ChildProcess | undefined;
     after(() => {
       if (child && child.exitCode === null) child.kill("SIGKILL");
-    });
-
-    const freePort = () => new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
     });
 
     it("refuses dev mode although --dev and QUERYLIB_DEV=1 ask for it, and says so", async function () {

@@ -2,7 +2,6 @@
 // build, then `node dist/sample-app/main.js`). Expectations come from the seeded rows read back
 // with TypeORM's own repository API, never from QueryLib.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect } from "chai";
@@ -13,7 +12,7 @@ import { Customer, ContactInfo, Department, Employee, Order, OrderItem, Product,
 import { sampleTenants } from "../../sample-app/domain/seed.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
 import { type Dialect, isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
-import { type Reply, assertNoStack, call } from "./support.js";
+import { type Reply, assertNoStack, call, freePort } from "./support.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -480,15 +479,6 @@ describe("sample app", function () {
 
     after(() => {
       if (child && child.exitCode === null) child.kill("SIGKILL");
-    });
-
-    const freePort = () => new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
     });
 
     it("starts `node dist/sample-app/main.js --dev` (the start script after the build), says it is a dev host, prints curl lines that work, and stops on SIGTERM", async function () {

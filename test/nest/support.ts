@@ -4,6 +4,7 @@
 // on 127.0.0.1 (ephemeral port) and call it over HTTP.
 import "reflect-metadata";
 import { request as httpRequest } from "node:http";
+import { createServer } from "node:net";
 import { Body, type CanActivate, Controller, type DynamicModule, Get, HttpCode, Injectable, type INestApplication, Module, Post, Req, type Type, UseFilters } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Column, DataSource, Entity, PrimaryColumn } from "typeorm";
@@ -296,3 +297,13 @@ export function rawCall(base: string, method: string, path: string, options: Raw
     request.end();
   });
 }
+
+/** A port nothing listens on now (the OS picks it; closed again before it is handed out), for a child process to bind. */
+export const freePort = () => new Promise<number>((resolve, reject) => {
+  const server = createServer();
+  server.once("error", reject);
+  server.listen(0, "127.0.0.1", () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => resolve(port));
+  });
+});
