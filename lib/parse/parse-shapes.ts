@@ -64,8 +64,8 @@ class ShapeReader {
     return Object.freeze({
       sort: readInt(m.sort, `${path}.sort`, 0),
       connector: readEnum(m.connector, `${path}.connector`, enumMembers.Connector, Connector.And),
-      conditions: Object.freeze(conditions.map((c, i) => this.condition(c, `${path}.conditions[${i}]`))),
-      subConditionGroups: Object.freeze(groups.map((g, i) => this.conditionGroup(g, `${path}.subConditionGroups[${i}]`, depth + 1))),
+      conditions: Object.freeze(Array.from(conditions, (c, i) => this.condition(c, `${path}.conditions[${i}]`))),
+      subConditionGroups: Object.freeze(Array.from(groups, (g, i) => this.conditionGroup(g, `${path}.subConditionGroups[${i}]`, depth + 1))),
     });
   }
 
@@ -147,7 +147,7 @@ class ShapeReader {
 
   orders(input: unknown, path: string): readonly OrderBy[] | null {
     const list = this.list(input, path);
-    return list && Object.freeze(list.map((o, i) => this.orderBy(o, `${path}[${i}]`)));
+    return list && Object.freeze(Array.from(list, (o, i) => this.orderBy(o, `${path}[${i}]`)));
   }
 
   aggregateBy(input: unknown, path: string): AggregateBy {
@@ -164,7 +164,7 @@ class ShapeReader {
     const aggregates = this.list(m.aggregateBy, `${path}.aggregateBy`) ?? [];
     return Object.freeze({
       fields: Object.freeze([...(this.fields(m.fields, `${path}.fields`) ?? [])]),
-      aggregateBy: Object.freeze(aggregates.map((a, i) => this.aggregateBy(a, `${path}.aggregateBy[${i}]`))),
+      aggregateBy: Object.freeze(Array.from(aggregates, (a, i) => this.aggregateBy(a, `${path}.aggregateBy[${i}]`))),
     });
   }
 
@@ -183,7 +183,7 @@ class ShapeReader {
     const sets = readArray(input, path) ?? [];
     const { maxConditionSets } = this.limits;
     if (sets.length > maxConditionSets) exceeded(`${sets.length} condition sets; MaxConditionSets is ${maxConditionSets}`, path);
-    return Object.freeze(sets.map((s, i) => this.conditionSet(s, `${path}[${i}]`)));
+    return Object.freeze(Array.from(sets, (s, i) => this.conditionSet(s, `${path}[${i}]`)));
   }
 
   /** An optional root group (where, having): null when absent. */

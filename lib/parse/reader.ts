@@ -50,6 +50,11 @@ export function readString(value: unknown, path: string): string | null {
   return fail(Codes.InvalidMemberType, `expected a string`, path);
 }
 
+/**
+ * An array as given. Callers read its items with Array.from (after checking its length against a
+ * cap), never .map: a hole in an array built in code (not JSON) is then read as undefined and
+ * refused, where .map would skip it and leave the hole for a later stage to trip on.
+ */
 export function readArray(value: unknown, path: string): readonly unknown[] | null {
   if (value === undefined || value === null) return null;
   if (Array.isArray(value)) return value;
@@ -59,7 +64,7 @@ export function readArray(value: unknown, path: string): readonly unknown[] | nu
 export function readStringList(value: unknown, path: string): readonly string[] | null {
   const list = readArray(value, path);
   if (list === null) return null;
-  return list.map((item, i) => {
+  return Array.from(list, (item, i) => {
     if (typeof item !== "string") fail(Codes.InvalidMemberType, `expected a string`, `${path}[${i}]`);
     return item;
   });
