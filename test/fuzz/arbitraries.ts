@@ -735,7 +735,8 @@ function mutateArb(base: fc.Arbitrary<Request>, sizes: HostileSizes): fc.Arbitra
         case 0: setAt(shape, path, (p, k) => { p[k] = value; }); break;
         case 1: setAt(shape, path, (p, k) => { if (Array.isArray(p)) p.splice(Number(k), 1); else delete p[k]; }); break;
         case 2: setAt(shape, path, (p, k) => { p[k] = [p[k]]; }); break;
-        case 3: setAt(shape, path, (p, k) => { p[k] = JSON.stringify(p[k]) ?? "undefined"; }); break;
+        // A value as its own JSON text; a BigInt (which JSON cannot say) as its digits, not a crash of the fuzzer.
+        case 3: setAt(shape, path, (p, k) => { p[k] = JSON.stringify(p[k], (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "undefined"; }); break;
         default: {
           // An odd key on the object at (or holding) the path; as JSON text, "__proto__" stays an own member.
           setAt(shape, [...path, "x"], (p) => { if (!Array.isArray(p)) Object.defineProperty(p, key, { value: wrapped(value), enumerable: true, configurable: true, writable: true }); });
