@@ -46,7 +46,8 @@ export function coerceValue(token: string, dataType: DataType, column: ColumnMem
       return instant ? instant.toISOString().slice(0, 10) : invalid("an ISO-8601 date");
     }
     case DataType.Enum:
-      return enumValue(text, column) ?? invalid(`a member of ${column.name}'s enum`);
+      // Bound as text too (an Enum condition on a text column compares its text): the same refusal as Text.
+      return enumValue(wellFormedText(text, where), column) ?? invalid(`a member of ${column.name}'s enum`);
   }
 }
 

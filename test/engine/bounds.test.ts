@@ -255,6 +255,15 @@ forEachTarget("Bounds: every input dimension has a cap, on every request", (ctx)
   describe("characters PostgreSQL cannot store: the same refusal everywhere", () => {
     const where = (value: string, operator = "Equal") => ({ conditionGroup: { conditions: [cond(1, value, operator)] } });
 
+    // Found by the fuzzer (seed 20261125, PostgreSQL guarded): an Enum condition on a text column
+    // binds its value as text, and U+0000 there was PostgreSQL's driver error.
+    it("U+0000 in an Enum value (a text column, and an enum column): ValueHasInvalidCharacter, not a driver error", async () => {
+      const enumCondition = (field: string, values: string[]) => ({ conditionGroup: { conditions: [{ sort: 1, field, dataType: "Enum", operator: "In", values }] } });
+      await rejectsWithCode(() => run(enumCondition("name", ["Alice", "\u0000"])), "ValueHasInvalidCharacter", "conditionGroup.conditions[0].values[1]");
+      await rejectsWithCode(() => run(enumCondition("tier", ["Gold\u0000"])), "ValueHasInvalidCharacter", "conditionGroup.conditions[0].values[0]");
+      await rejectsWithCode(() => runGuarded(new QpPolicyEngine(), enumCondition("name", ["\u0000"])), "ValueHasInvalidCharacter", "conditionGroup.conditions[0].values[0]");
+    });
+
     it("U+0000 in a text value: ValueHasInvalidCharacter at the value, guarded or not", async () => {
       await rejectsWithCode(() => run(where("Al\u0000ice")), "ValueHasInvalidCharacter", "conditionGroup.conditions[0].values[0]");
       await rejectsWithCode(() => run(where("\u0000", "Contains")), "ValueHasInvalidCharacter", "conditionGroup.conditions[0].values[0]");
