@@ -11,7 +11,7 @@ import type { ShapeKind } from "../parse/parse-shapes.js";
 import { groupKeyName } from "../plan/build-summary.js";
 import { PolicyAction, PolicyFeature } from "../shapes/policy-enums.js";
 import type { ConditionGroup, Filter, Segment, Summary } from "../shapes/shapes.js";
-import { Aggregator } from "../shapes/enums.js";
+import { summaryOrderTarget } from "./summary-order-target.js";
 import { bySort } from "../plan/build-predicate.js";
 import type { QpAuditEvent } from "./audit.js";
 import type { QpSubject } from "./context.js";
@@ -88,17 +88,12 @@ function namedUses(root: EntityModel, kind: ShapeKind, shape: Filter | Segment |
     for (const aggregate of summary.groupBy.aggregateBy) {
       if (aggregate.field !== null && aggregate.field.trim() !== "") use(resolved(root, aggregate.field), PolicyFeature.Aggregate);
     }
-    // As Sanitizer.summaryOrders reads an order: on a group key, an Order use of that field; on an
-    // aggregate alias, an Order use of the aggregated field (a Count has none).
+    // Read as Sanitizer.summaryOrders reads them (summaryOrderTarget): an Order use of a group key's field or of an aggregated field.
+    const publicKeys = keys.map((k) => k?.publicPath ?? "");
     for (const order of summary.orders ?? []) {
-      const wanted = (order.field ?? "").trim().toLowerCase();
-      const key = keys.find((k) => k !== null && [k.publicPath, k.publicPath.replaceAll(".", ""), groupKeyName(k.publicPath)].some((p) => p.toLowerCase() === wanted));
-      if (key) {
-        use(key, PolicyFeature.Order);
-        continue;
-      }
-      const aggregate = summary.groupBy.aggregateBy.find((a) => (a.alias ?? "").trim().toLowerCase() === wanted);
-      if (aggregate && aggregate.aggregator !== Aggregator.Count && (aggregate.field ?? "").trim() !== "") use(resolved(root, aggregate.field), PolicyFeature.Order);
+      const target = summaryOrderTarget(order, publicKeys, summary.groupBy.aggregateBy);
+      if (target.kind === "key") use(keys[target.index] ?? null, PolicyFeature.Order);
+      else if (target.kind === "aggregate" && target.field !== null) use(resolved(root, target.field), PolicyFeature.Order);
     }
     return uses;
   }

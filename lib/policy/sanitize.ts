@@ -27,6 +27,7 @@ import { type TransformTree, addTransform, checkChainNeeds } from "../transform/
 import { checkEntityTransforms } from "../transform/entity-checks.js";
 import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { Aggregator } from "../shapes/enums.js";
+import { summaryOrderTarget } from "./summary-order-target.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";
@@ -456,17 +457,12 @@ export class Sanitizer {
     const kept: OrderBy[] = [];
     orders.forEach((order, i) => {
       const where = `orders[${i}].field`;
-      const wanted = (order.field ?? "").trim().toLowerCase();
-      if (wanted === "") return kept.push(order); // the plan reports a missing field
-      const index = keys.publicKeys.findIndex((p) => p.toLowerCase() === wanted || p.replaceAll(".", "").toLowerCase() === wanted || groupKeyName(p).toLowerCase() === wanted);
-      if (index >= 0) {
-        if (this.allow(keys.refs[index]!, PolicyFeature.Order, where, true)) kept.push({ ...order, field: keys.canonical[index]! });
-        return;
-      }
-      const aggregate = aggregates.find((a) => (a.alias ?? "").trim().toLowerCase() === wanted);
-      if (!aggregate) fail(summaryOrderField(order.field!), "order by a group field or an aggregate alias", where);
-      const field = aggregate.aggregator === Aggregator.Count ? "" : (aggregate.field ?? "").trim();
-      if (field === "" || this.allow(reference(this.root, field, where), PolicyFeature.Order, where, true)) kept.push(order);
+      const target = summaryOrderTarget(order, keys.publicKeys, aggregates);
+      if (target.kind === "empty") kept.push(order); // the plan reports a missing field
+      else if (target.kind === "unknown") fail(summaryOrderField(order.field!), "order by a group field or an aggregate alias", where);
+      else if (target.kind === "key") {
+        if (this.allow(keys.refs[target.index]!, PolicyFeature.Order, where, true)) kept.push({ ...order, field: keys.canonical[target.index]! });
+      } else if (target.field === null || this.allow(reference(this.root, target.field, where), PolicyFeature.Order, where, true)) kept.push(order);
     });
     return kept;
   }
