@@ -8,7 +8,6 @@
 import { LogicException } from "../errors/logic-exception.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
-import { groupKeyName } from "../plan/build-summary.js";
 import { PolicyAction, PolicyFeature } from "../shapes/policy-enums.js";
 import type { ConditionGroup, Filter, Segment, Summary } from "../shapes/shapes.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
