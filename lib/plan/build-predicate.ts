@@ -9,6 +9,7 @@ import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
 import { coerceValue, toToken } from "../resolve/coerce-values.js";
 import type { ColumnRef, Predicate } from "./nodes.js";
 import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
+import { orOf } from "./merge-any-matches.js";
 
 export function checkUniqueSorts(items: readonly { sort: number }[], code: string, where: string): void {
   const seen = new Set<number>();
@@ -33,7 +34,7 @@ export function buildPredicate(root: EntityModel, group: ConditionGroup, where: 
   }
   if (items.length === 0) return null;
   if (items.length === 1) return items[0]!;
-  return { kind: group.connector === Connector.Or ? "or" : "and", items };
+  return group.connector === Connector.Or ? orOf(items) : { kind: "and", items };
 }
 
 export function buildCondition(root: EntityModel, condition: Condition, where: string): Predicate {
