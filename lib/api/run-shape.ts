@@ -14,17 +14,19 @@ import type { Row } from "../memory/values.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
 import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import type { ResolvedSource } from "./source.js";
+import type { PlanLimits } from "../plan/subquery-budget.js";
 
 export type ParsedShape = Filter | Segment | Summary;
 
 /** A shape planned and compiled for its source: statements with values bound, ready to run (and to cache). */
 export type PreparedShape = { readonly kind: "filter" | "segment"; readonly rows: PreparedFilter } | { readonly kind: "summary"; readonly summary: PreparedSummary };
 
-export function prepareParsed(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape): PreparedShape {
+/** `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
+export function prepareParsed(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits): PreparedShape {
   const { base, connection, model } = resolved;
-  if (kind === "segment") return { kind, rows: prepareSegment(base, connection, buildSegmentPlan(model, shape as Segment)) };
-  if (kind === "summary") return { kind, summary: prepareSummary(base, connection, buildSummaryPlan(model, shape as Summary)) };
-  return { kind, rows: prepareFilter(base, connection, buildFilterPlan(model, shape as Filter)) };
+  if (kind === "segment") return { kind, rows: prepareSegment(base, connection, buildSegmentPlan(model, shape as Segment, limits)) };
+  if (kind === "summary") return { kind, summary: prepareSummary(base, connection, buildSummaryPlan(model, shape as Summary, limits)) };
+  return { kind, rows: prepareFilter(base, connection, buildFilterPlan(model, shape as Filter, limits)) };
 }
 
 export function runPrepared<T>(connection: Connection, prepared: PreparedShape, typed: boolean, getQueryString: boolean): Promise<FilterResult<T> | SummaryResult> {
@@ -44,11 +46,11 @@ export function statementsOf(prepared: PreparedShape): ShapeStatements {
   return { data, count };
 }
 
-export function runParsedInMemory<T>(rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> | SummaryResult {
+export function runParsedInMemory<T>(rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}, limits?: PlanLimits): FilterResult<T> | SummaryResult {
   const data = rows as unknown as Row[];
-  if (kind === "segment") return runSegmentInMemory<T>(data, buildSegmentPlan(model, shape as Segment), getQueryString, options);
-  if (kind === "summary") return runSummaryInMemory(data, buildSummaryPlan(model, shape as Summary), getQueryString);
-  return runFilterInMemory<T>(data, buildFilterPlan(model, shape as Filter), typed, getQueryString, options);
+  if (kind === "segment") return runSegmentInMemory<T>(data, buildSegmentPlan(model, shape as Segment, limits), getQueryString, options);
+  if (kind === "summary") return runSummaryInMemory(data, buildSummaryPlan(model, shape as Summary, limits), getQueryString);
+  return runFilterInMemory<T>(data, buildFilterPlan(model, shape as Filter, limits), typed, getQueryString, options);
 }
 
 export { parseFilter, parseSegment, parseSummary, shapeKindOf } from "../parse/parse-shapes.js";

@@ -7,12 +7,15 @@ import { resolvePath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { FilterPlan, OrderKey, Predicate, SegmentPlan } from "./nodes.js";
 import { buildPredicate, bySort, checkUniqueSorts } from "./build-predicate.js";
+import { type PlanLimits, SubqueryBudget, orderSubqueries, subqueriesOf } from "./subquery-budget.js";
 
-export function buildWhere(root: EntityModel, group: ConditionGroup | null | undefined, where = "conditionGroup"): Predicate | null {
-  return group ? buildPredicate(root, group, where) : null;
+export function buildWhere(root: EntityModel, group: ConditionGroup | null | undefined, where = "conditionGroup", budget = new SubqueryBudget()): Predicate | null {
+  const predicate = group ? buildPredicate(root, group, where) : null;
+  budget.spend(subqueriesOf(predicate), where);
+  return predicate;
 }
 
-export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null | undefined): OrderKey[] {
+export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null | undefined, budget = new SubqueryBudget()): OrderKey[] {
   if (!orders) return [];
   // Duplicate sorts are allowed for orders (2.1.5); equal sorts keep list order. A term that
   // repeats an earlier one (the same column, or the same MIN/MAX over a collection) cannot change
@@ -21,10 +24,12 @@ export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null
   const seen = new Set<string>();
   const keys: OrderKey[] = [];
   for (const order of bySort(orders)) {
-    const { key, path } = orderKey(root, order, `orders[${orders.indexOf(order)}].field`);
+    const where = `orders[${orders.indexOf(order)}].field`;
+    const { key, path } = orderKey(root, order, where);
     const identity = `${key.value.kind === "column" ? "value" : key.value.fn} ${path}`;
     if (seen.has(identity)) continue;
     seen.add(identity);
+    budget.spend(orderSubqueries(key), where);
     keys.push(key);
   }
   return keys;
@@ -59,15 +64,17 @@ export function buildSelects(root: EntityModel, selects: readonly string[] | nul
   return selects.map((s, i) => resolvePath(root, s, `selects[${i}]`));
 }
 
-export function buildFilterPlan(root: EntityModel, filter: Filter): FilterPlan {
-  const where = buildWhere(root, filter.conditionGroup);
-  const orders = buildOrders(root, filter.orders);
+export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: PlanLimits): FilterPlan {
+  const budget = new SubqueryBudget(limits);
+  const where = buildWhere(root, filter.conditionGroup, "conditionGroup", budget);
+  const orders = buildOrders(root, filter.orders, budget);
   const page = checkPage(filter.page);
   const selects = buildSelects(root, filter.selects);
   return { root, where, orders, page, selects };
 }
 
-export function buildSegmentPlan(root: EntityModel, segment: Segment): SegmentPlan {
+export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: PlanLimits): SegmentPlan {
+  const budget = new SubqueryBudget(limits);
   checkUniqueSorts(segment.conditionSets, Codes.SetsUniqueSort, "conditionSets");
   const ordered = bySort(segment.conditionSets);
   ordered.forEach((set, i) => {
@@ -75,9 +82,9 @@ export function buildSegmentPlan(root: EntityModel, segment: Segment): SegmentPl
   });
   const sets = ordered.map((set, i) => ({
     intersection: i === 0 ? null : set.intersection,
-    where: buildWhere(root, set.conditionGroup, `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`),
+    where: buildWhere(root, set.conditionGroup, `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`, budget),
   }));
-  const orders = buildOrders(root, segment.orders);
+  const orders = buildOrders(root, segment.orders, budget);
   const page = checkPage(segment.page);
   const selects = buildSelects(root, segment.selects);
   return { root, sets, orders, page, selects };

@@ -11,6 +11,7 @@ import { resolvePath } from "../resolve/resolve-path.js";
 import { crossesCollection } from "../resolve/resolved-path.js";
 import { coerceValue, toToken } from "../resolve/coerce-values.js";
 import type { Aggregate, GroupKey, HavingPredicate, SummaryOrder, SummaryPlan } from "./nodes.js";
+import { type PlanLimits, SubqueryBudget } from "./subquery-budget.js";
 import { bySort, checkUniqueSorts } from "./build-predicate.js";
 import { buildWhere, checkPage } from "./build-filter.js";
 import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
@@ -25,8 +26,8 @@ const typeNames: Record<FieldKind, string> = {
   text: "String", uuid: "Guid", number: "Number", boolean: "Boolean", datetime: "DateTime", date: "DateOnly", enum: "Enum", other: "Object",
 };
 
-export function buildSummaryPlan(root: EntityModel, summary: Summary): SummaryPlan {
-  const where = buildWhere(root, summary.conditionGroup);
+export function buildSummaryPlan(root: EntityModel, summary: Summary, limits?: PlanLimits): SummaryPlan {
+  const where = buildWhere(root, summary.conditionGroup, "conditionGroup", new SubqueryBudget(limits));
   const groupBy = summary.groupBy ?? fail(Codes.GroupByRequired, "a Summary needs a groupBy", "groupBy");
   if (groupBy.fields.length === 0) fail(Codes.GroupByMustHaveFields, "groupBy.fields must name at least one field", "groupBy.fields");
   const keys: GroupKey[] = groupBy.fields.map((field, i) => groupKey(root, field, `groupBy.fields[${i}]`));

@@ -232,8 +232,8 @@ export async function simulateOf(
 ): Promise<SimulateResponse> {
   const root = entityClass(engine.options, entity);
   const model = modelOf(dataSource, root);
-  const sanitized = await sanitizeFilter(model, parseFilter(filter ?? {}));
-  const plan = buildFilterPlan(model, sanitized.shape);
+  const sanitized = await sanitizeFilter(model, parseFilter(filter ?? {}, engine.options.caps));
+  const plan = buildFilterPlan(model, sanitized.shape, engine.options.caps);
   const dialect = dialectOf(dataSource);
   const compiled = compileFilter(dataSource.getRepository(root).createQueryBuilder("root") as never, dialect, plan);
   const statement = statementOf(compiled.data, dialect, pageSuffix(plan.page), pageParameters(plan.page));

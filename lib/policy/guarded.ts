@@ -123,7 +123,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? guardedKey(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
       const { sanitized, audited } = this.rebound(kind, parsed, resolved.model, shapeKey, audit)
         ?? await this.sanitizeAndKeep(kind, parsed, resolved.model, decisions, shapeKey, getQueryString, audit);
-      plan = { sanitized, prepared: prepareParsed(resolved, kind, sanitized.shape), audited };
+      plan = { sanitized, prepared: prepareParsed(resolved, kind, sanitized.shape, this.engine.options.caps), audited };
       if (key !== null) guardedPlans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
@@ -216,7 +216,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     return this.audited(kind, shape, async (collect) => {
       const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, undefined, collect);
-      return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString), kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
+      return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString, {}, this.engine.options.caps), kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
     });
   }
 

@@ -31,13 +31,15 @@ export interface QpCaps {
   maxFieldsPerList: number;
   /** Dot-separated segments of one field path. */
   maxPathSegments: number;
+  /** Correlated subqueries of one statement, counted on the plan (see plan/subquery-budget.ts). */
+  maxSubqueries: number;
 }
 
 export const capDefaults: Readonly<QpCaps> = Object.freeze({
   maxPageSize: 1000, maxConditions: 50, maxOrderFields: 10, maxNavigationDepth: 4, maxQueryCost: 1000,
   defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
   maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
-  maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10,
+  maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16,
 });
 
 const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);

@@ -337,7 +337,7 @@ describe("Policy options and caps", () => {
     maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
     // 3.0's request bounds (README "Options and caps").
     maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100000,
-    maxValueLength: 10000, maxFieldsPerList: 200, maxPathSegments: 10,
+    maxValueLength: 10000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16,
   };
   const pascal = (cap: string) => cap.charAt(0).toUpperCase() + cap.slice(1);
 
