@@ -72,6 +72,10 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
       const calendar = c.dataType === DataType.Date || column.fieldKind === "date";
       const left = calendar && column.fieldKind !== "date" ? scope.writer.dialect.calendarDate(expr) : expr;
       const values = c.values.map((v) => (calendar ? calendarOf(v) : encode(scope, column, v)));
+      // MariaDB reads an instant's text at the column's precision when it looks a joined row up
+      // (`customer.createdAt = '…17.500'` matched a DATETIME(0) 17:00 through a reference, and
+      // not on the root); typed as DATETIME(6) the constant keeps its fraction (issue #18, fuzzer).
+      if (!calendar && scope.writer.dialect.name === "mysql") return compileOrdered(scope, left, c.operator, values, (v) => `CAST(${scope.writer.param(v)} AS DATETIME(6))`);
       return compileOrdered(scope, left, c.operator, values);
     }
   }
@@ -303,7 +307,7 @@ function compileText(scope: Scope, expr: string, c: Test, arrayType: string | nu
   const not = negated ? "NOT " : "";
   if (insensitive && dialect.name === "sqlite") {
     // SQLite's own LIKE ignores ASCII case only. For a needle of ASCII characters other than i and
-    // k it decides exactly as folding does: no other character lower-cases to ASCII (İ → i̇ and
+    // k it decides exactly as folding does: no other character lower-cases to ASCII (İ → i and
     // the Kelvin sign → k are the only two), so the matcher's JavaScript call per row is not needed.
     if (likeFoldsAsFoldCase(needle)) return `${expr} ${not}LIKE ${param(pattern)} ESCAPE '!'`;
     // A registered matcher: one JavaScript call per row instead of two lower() calls and a LIKE.
