@@ -4,8 +4,12 @@ import type { DataSource } from "typeorm";
 
 const registered = new WeakSet<object>();
 
-/** The case folding of every `I…` operator: lower case, final sigma as σ (as the databases do). */
-export const foldCase = (text: string) => text.toLowerCase().replaceAll("ς", "σ");
+/**
+ * The case folding of every `I…` operator, as the databases do it: one lower-case character per
+ * character (PostgreSQL's and MariaDB's lower() map İ to i, where JavaScript's full mapping gives
+ * i + U+0307, the one such mapping; found by the fuzzer, issue #18), and final sigma as σ.
+ */
+export const foldCase = (text: string) => text.replaceAll("\u0130", "i").toLowerCase().replaceAll("ς", "σ");
 
 export function registerSqliteFunctions(dataSource: DataSource): void {
   const connection = (dataSource.driver as { databaseConnection?: { function?: Function } }).databaseConnection;
