@@ -75,6 +75,20 @@ forEachRulesTarget("Audit: a refused request's events", (ctx) => {
     assert.deepEqual(events, [["audited", "Where", "Refused", error.code, true]]);
   });
 
+  it("a Summary order on an aggregate alias is an Order use of the aggregated field: Refused with the request", async () => {
+    const summaryOf = (having: Row | null) => ({
+      groupBy: { fields: ["departmentId"], aggregateBy: [{ field: "audited", alias: "top", aggregator: "Maximum" }] },
+      orders: [{ field: "top", direction: "Descending" }],
+      ...(having ? { having } : {}),
+    });
+    const { error, events } = await refused(summaryOf(where(cond("nope", "Equal", ["x"])).conditionGroup as Row));
+    assert.deepEqual(events, [["audited", "Order", "Refused", error.code, true]]);
+    // Control: the same Summary without the bad Having runs and records the Order use as Allowed.
+    const context = await prepare(engine({ caps: { minGroupSize: 1 } }), role("analyst"));
+    await ctx.guard(context).toListAsync(summaryOf(null));
+    assert.deepEqual(summary(context.auditEvents), [["audited", "Order", "Allowed", undefined, true]]);
+  });
+
   it("a request that does not parse names no field: no event", async () => {
     const { error, events } = await refused({ ...where({ ...cond("audited", "Equal", ["a1"]), operator: "NoSuchOperator" }), selects: ["audited"] });
     assert.ok(error.path?.includes("operator"), error.message);

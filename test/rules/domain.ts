@@ -52,7 +52,7 @@ export class Employee {
   /** An overridable denial of Where and Order. */
   @QpDeny(PolicyFeature.Where | PolicyFeature.Order, { overridable: true }) @Column({ type: "varchar", length: 40 }) hobby!: string;
   @QpAlias("nickname") @Column({ type: "varchar", length: 40 }) nick!: string;
-  @QpAudit(PolicyFeature.Where | PolicyFeature.Select) @Column({ type: "varchar", length: 40 }) audited!: string;
+  @QpAudit(PolicyFeature.Where | PolicyFeature.Select | PolicyFeature.Order) @Column({ type: "varchar", length: 40 }) audited!: string;
   @Column({ type: "int", nullable: true }) managerId!: number | null;
   @ManyToOne(() => Employee, (e) => e.reports, { nullable: true }) @JoinColumn({ name: "managerId" }) manager!: Employee | null;
   @OneToMany(() => Employee, (e) => e.manager) reports!: Employee[];
