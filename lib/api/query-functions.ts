@@ -13,7 +13,7 @@ import { summaryRow } from "../execute/run-summary.js";
 import { fromJson } from "../parse/reader.js";
 import { parseCondition, parseConditionGroup, parseFilter, parseGroupBy, parseOrders, parsePageBy, parseSummary } from "../parse/parse-shapes.js";
 import { buildCondition } from "../plan/build-predicate.js";
-import { buildFilterPlan, buildOrders, buildSelects, buildWhere, checkPage } from "../plan/build-filter.js";
+import { buildFilterPlan, buildOrders, buildSelects, buildWhere, checkPage, pageOffset } from "../plan/build-filter.js";
 import { buildSummaryPlan } from "../plan/build-summary.js";
 import type { FilterPlan } from "../plan/nodes.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
@@ -67,7 +67,7 @@ export function order<T extends ObjectLiteral>(source: QuerySource<T>, orderByOr
 export function page<T extends ObjectLiteral>(source: QuerySource<T>, pageBy: DeepPartialShape<PageBy> | string): SelectQueryBuilder<T> {
   const resolved = resolve(source);
   const checked = checkPage(parsePageBy(pageBy))!;
-  return clone<T>(resolved).offset((checked.pageNumber - 1) * checked.pageSize).limit(checked.pageSize);
+  return clone<T>(resolved).offset(pageOffset(checked)).limit(checked.pageSize);
 }
 
 /**
@@ -117,7 +117,7 @@ export function filter<T extends ObjectLiteral>(source: QuerySource<T>, filterIn
   const selected = selectNative(qb, resolved, plan.selects);
   const fansOut = plan.selects?.some((p) => p.hops.some((h) => h.kind === "collection") || (p.end.kind === "relation" && p.end.hop.kind === "collection"));
   if (plan.page) {
-    const offset = (plan.page.pageNumber - 1) * plan.page.pageSize;
+    const offset = pageOffset(plan.page);
     if (!fansOut) return selected.offset(offset).limit(plan.page.pageSize);
     // Collection selections join one row per element: TypeORM's skip/take pages entities then,
     // but it only understands `alias.property` order keys.
@@ -132,7 +132,7 @@ export function filter<T extends ObjectLiteral>(source: QuerySource<T>, filterIn
 function dynamicFilter(resolved: ResolvedSource, plan: FilterPlan): DynamicQuery {
   const compiled = compileFilter(resolved.base, resolved.connection.dialect, plan);
   const statement = () => statementOf(compiled.data, resolved.connection.dialect, pageSuffix(plan.page), pageParameters(plan.page));
-  const builder = plan.page ? compiled.data.clone().offset((plan.page.pageNumber - 1) * plan.page.pageSize).limit(plan.page.pageSize) : compiled.data;
+  const builder = plan.page ? compiled.data.clone().offset(pageOffset(plan.page)).limit(plan.page.pageSize) : compiled.data;
   return new DynamicQuery(builder, () => {
     const s = statement();
     return [s.sql, [...s.parameters]];

@@ -13,6 +13,7 @@ import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
 import { type Connection, describeStatement, runStatement } from "./run-sql.js";
 import { cachedTexts, joinKey } from "./sql-texts.js";
+import { pageOffset } from "../plan/build-filter.js";
 
 const limitOffset = " LIMIT :ql_limit OFFSET :ql_offset";
 export const pageSuffix = (page: PageBy | null) => (page ? limitOffset : "");
@@ -24,7 +25,7 @@ export const pageSuffix = (page: PageBy | null) => (page ? limitOffset : "");
  */
 export const withPaged = <T extends { data: string }>(texts: T): T & { paged: string } => ({ ...texts, paged: texts.data + limitOffset });
 export const pageParameters = (page: PageBy | null) =>
-  page ? { ql_limit: page.pageSize, ql_offset: (page.pageNumber - 1) * page.pageSize } : {};
+  page ? { ql_limit: page.pageSize, ql_offset: pageOffset(page) } : {};
 
 /** A Filter ready to run: its statements (values bound, page included) and how rows map to objects. */
 export interface PreparedFilter {

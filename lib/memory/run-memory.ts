@@ -10,6 +10,7 @@ import { type FilterResult, type SummaryResult, pagedResult } from "../shapes/re
 import type { PageBy } from "../shapes/shapes.js";
 import { matches, test } from "./evaluate-predicate.js";
 import { type Row, type TextComparer, compareNullable, compareText, compareValues, follow, normalize, readColumn } from "./values.js";
+import { pageOffset } from "../plan/build-filter.js";
 
 export interface MemoryOptions {
   /**
@@ -52,7 +53,7 @@ function sortRows(rows: Row[], keys: readonly OrderKey[], options: MemoryOptions
 }
 
 function pageOf<T>(rows: T[], page: PageBy | null): T[] {
-  return page ? rows.slice((page.pageNumber - 1) * page.pageSize, page.pageNumber * page.pageSize) : rows;
+  return page ? rows.slice(pageOffset(page), pageOffset(page) + page.pageSize) : rows;
 }
 
 export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}, keep?: (row: Row) => boolean): FilterResult<T> {
