@@ -1,7 +1,6 @@
 // The fuzzer's deterministic slice (see ./properties.ts for the properties and `npm run fuzz`
 // for long runs): a fixed seed, every target, unguarded (shop domain) and guarded (policy and
-// transform domains), at the suite's hostile sizes (./suite-sizes.ts: below today's breaking
-// points, pending the hardening fixes). A failure prints each distinct failure, shrunk, with the
+// transform domains), at the suite's hostile sizes (./suite-sizes.ts: past every request cap). A failure prints each distinct failure, shrunk, with the
 // seed and path to replay it with `npm run fuzz -- --seed S --path P --target T`.
 import assert from "node:assert/strict";
 import { Patient } from "../policy/domain.js";

@@ -35,8 +35,8 @@ export const pendingHardening = {
   deepNesting: false,
   /** A Segment with 1,000–1,200 (small) condition sets: SQLite's "Expression tree is too large (maximum depth 1000)", a 500. */
   manySegmentSets: false,
-  /** In lists of tens of thousands of values: past SQLite's 32,766 bound parameters, a driver error (500). */
-  longInLists: true,
+  /** In lists of tens of thousands of values: past SQLite's 32,766 bound parameters, a driver error (500); one parameter since #18. */
+  longInLists: false,
   /** U+0000 inside a text value compared on PostgreSQL (which refuses it in text): a driver error. */
   nulInPostgresText: false,
 };
