@@ -6,8 +6,10 @@
 //      (rows, counts, page, trace), and the same verdict when either side rejects it (the same
 //      error code); the in-memory evaluation is the oracle of every database target, as in the
 //      differential test;
-//   4. no run takes longer than the time bound (wall clock, around the target's run alone), and
-//      the heap grows by less than the heap bound over a session.
+//   4. no run takes longer than the time bound (wall clock, around the target's run alone; a run
+//      over it is run again at once, and fails only if the retry is over it too: what the bound
+//      checks is the request's cost, not the machine's load, and retries are counted), and the
+//      heap grows by less than the heap bound over a session.
 // A session runs a number of requests from a seed, counts outcomes, and shrinks one example of
 // each distinct failure (grouped by a signature: the failure with numbers and quotes blanked).
 import fc from "fast-check";
@@ -90,6 +92,8 @@ export interface Verdict {
   code?: string;
   /** Null when every property held; else a one-line signature and the details. */
   failure: { signature: string; detail: string } | null;
+  /** Over the time bound once, within it on an immediate retry. */
+  slowOnce?: boolean;
 }
 
 const describeError = (error: unknown) =>
@@ -105,9 +109,16 @@ const failed = (what: string, detail = what) => ({ signature: signatureOf(what),
 /** Checks every property of one case on one target; `oracle` is the in-memory runner of a database target. */
 export async function checkCase(c: FuzzCase, target: Target, runner: Runner, oracle: Runner | null, limits: Limits): Promise<Verdict> {
   const outcome = await outcomeOf(() => run(runner, c));
-  const verdict = (failure: Verdict["failure"]): Verdict => ({ outcome: outcome.kind, code: outcome.kind === "logic" ? outcome.code : undefined, failure });
+  let slowOnce = false;
+  const verdict = (failure: Verdict["failure"]): Verdict => ({ outcome: outcome.kind, code: outcome.kind === "logic" ? outcome.code : undefined, failure, slowOnce });
   if (outcome.kind === "error") return verdict(failed(`${c.mode} ${c.request.kind} threw ${describeError(outcome.error)}`, (outcome.error as Error)?.stack ?? String(outcome.error)));
-  if (outcome.ms > limits.timeMs) return verdict(failed(`${c.mode} ${c.request.kind} (${c.request.profile}) took over the time bound`, `took ${outcome.ms.toFixed(0)} ms, bound ${limits.timeMs} ms`));
+  if (outcome.ms > limits.timeMs) {
+    const retry = await outcomeOf(() => run(runner, c));
+    if (retry.ms > limits.timeMs) {
+      return verdict(failed(`${c.mode} ${c.request.kind} (${c.request.profile}) took over the time bound`, `took ${outcome.ms.toFixed(0)} ms, then ${retry.ms.toFixed(0)} ms on a retry; bound ${limits.timeMs} ms`));
+    }
+    slowOnce = true;
+  }
   if (outcome.kind === "returned") {
     const shaped = wellFormed(outcome.result);
     if (shaped) return verdict(failed(shaped));
@@ -250,6 +261,8 @@ export interface Counts {
   returned: number;
   logic: Record<string, number>;
   failures: number;
+  /** Runs over the time bound once and within it on an immediate retry (machine load, not the request). */
+  slowOnce: number;
   byProfile: Record<string, number>;
   /** Milliseconds spent per profile (the target's run and its oracle). */
   msByProfile: Record<string, number>;
@@ -314,7 +327,7 @@ export async function runSession(options: SessionOptions): Promise<SessionReport
   const runner = await runnerFor(target, { unguarded: mode === "unguarded", guarded: mode === "guarded" });
   const oracle = target === "memory" ? null : await runnerFor("memory", { unguarded: true, guarded: true }, memoryOptions(target));
   const arb = caseArb(target, mode, options.sizes);
-  const counts: Counts = { runs: 0, returned: 0, logic: {}, failures: 0, byProfile: {}, msByProfile: {}, ms: 0 };
+  const counts: Counts = { runs: 0, returned: 0, logic: {}, failures: 0, slowOnce: 0, byProfile: {}, msByProfile: {}, ms: 0 };
   const seen = new Map<string, { count: number; index: number; detail: string }>();
   const started = performance.now();
   const gcAvailable = collect();
@@ -335,11 +348,16 @@ export async function runSession(options: SessionOptions): Promise<SessionReport
     counts.byProfile[c.request.profile] = (counts.byProfile[c.request.profile] ?? 0) + 1;
     if (verdict.outcome === "returned") counts.returned++;
     if (verdict.code !== undefined) counts.logic[verdict.code] = (counts.logic[verdict.code] ?? 0) + 1;
+    if (verdict.slowOnce) counts.slowOnce++;
     if (verdict.failure) {
       counts.failures++;
       const known = seen.get(verdict.failure.signature);
       if (known) known.count++;
-      else seen.set(verdict.failure.signature, { count: 1, index, detail: verdict.failure.detail });
+      else {
+        seen.set(verdict.failure.signature, { count: 1, index, detail: verdict.failure.detail });
+        // Said at once: a long session's failures are otherwise known only at its end.
+        options.progress?.(`new failure at run ${index} (replay: --path ${index}): ${verdict.failure.signature}; ${verdict.failure.detail.split("\n")[0]!.slice(0, 300)}`);
+      }
     }
     index++;
     if (options.progress && (index % 1000 === 0 || performance.now() - lastProgress > 30_000)) (lastProgress = performance.now(), options.progress(`${target} ${mode}: ${index} runs, ${counts.failures} failures, ${((performance.now() - started) / 1000).toFixed(0)} s`));
@@ -385,7 +403,7 @@ export function reportLines(report: SessionReport): string[] {
   const codes = Object.entries(counts.logic).sort((a, b) => b[1] - a[1]).map(([code, n]) => `${code} ${n}`).join(", ");
   const perThousand = counts.runs > 0 ? (counts.ms / counts.runs).toFixed(1) : "-";
   const lines = [
-    `[fuzz] ${report.target} ${report.mode} (seed ${report.seed}): ${counts.runs} runs, ${counts.returned} returned, ${Object.values(counts.logic).reduce((a, b) => a + b, 0)} LogicException, ${counts.failures} failures; ${(counts.ms / 1000).toFixed(1)} s (${perThousand} s per 1,000 runs)${report.heapGrowthMb !== null ? `, heap ${report.heapGrowthMb >= 0 ? "+" : ""}${report.heapGrowthMb.toFixed(1)} MB` : ""}`,
+    `[fuzz] ${report.target} ${report.mode} (seed ${report.seed}): ${counts.runs} runs, ${counts.returned} returned, ${Object.values(counts.logic).reduce((a, b) => a + b, 0)} LogicException, ${counts.failures} failures (${counts.slowOnce} over the time bound once, within it on a retry); ${(counts.ms / 1000).toFixed(1)} s (${perThousand} s per 1,000 runs)${report.heapGrowthMb !== null ? `, heap ${report.heapGrowthMb >= 0 ? "+" : ""}${report.heapGrowthMb.toFixed(1)} MB` : ""}`,
     `       profiles: ${Object.entries(counts.byProfile).map(([p, n]) => `${p} ${n} (${((counts.msByProfile[p] ?? 0) / 1000).toFixed(1)} s)`).join(", ")}`,
     `       LogicException by code: ${codes || "none"}`,
   ];
