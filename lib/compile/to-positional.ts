@@ -69,7 +69,8 @@ function fromTemplate(sql: string, sources: ParameterSources, dialect: SqlDialec
   return { sql: text, parameters };
 }
 
-export function toPositional(sql: string, sources: ParameterSources, dialect: SqlDialect): Statement {
+export function toPositional(statementText: string, sources: ParameterSources, dialect: SqlDialect): Statement {
+  const sql = dialect.statement(statementText);
   const fast = fromTemplate(sql, sources, dialect);
   if (fast) return fast;
   const parameters: unknown[] = [];
