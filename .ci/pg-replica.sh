@@ -54,7 +54,7 @@ parent="$(dirname "$dir")"
 mkdir -p "$parent"
 if [ "$(id -u)" = 0 ]; then chown postgres: "$parent"; fi
 
-as_postgres pg_basebackup -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir" -R -X stream -c fast
+as_postgres pg_basebackup -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir" -R -X stream -c fast --no-sync
 
 # Settings a hot standby must not set below the primary's, and the primary's locale and time
 # settings, so the replica answers exactly as the primary does.
