@@ -8,7 +8,7 @@ import { Scope, SqlWriter } from "../compile/sql-writer.js";
 import { loadCollections } from "../execute/load-collections.js";
 import { materialize } from "../execute/materialize.js";
 import { pageParameters, pageSuffix } from "../execute/run-filter.js";
-import { runStatement, statementOf } from "../execute/run-sql.js";
+import { runStatement, statementOf, withReadRunner } from "../execute/run-sql.js";
 import { summaryRow } from "../execute/run-summary.js";
 import { fromJson } from "../parse/reader.js";
 import { parseCondition, parseConditionGroup, parseFilter, parseGroupBy, parseOrders, parsePageBy, parseSummary } from "../parse/parse-shapes.js";
@@ -136,12 +136,12 @@ function dynamicFilter(resolved: ResolvedSource, plan: FilterPlan): DynamicQuery
   return new DynamicQuery(builder, () => {
     const s = statement();
     return [s.sql, [...s.parameters]];
-  }, async () => {
-    const rows = await runStatement(resolved.connection, statement());
-    const materialized = rows.map((row) => ({ object: materialize(resolved.connection.dataSource.driver, compiled.projection, row, false), row }));
-    await loadCollections(resolved.connection, compiled.projection, materialized, false);
+  }, () => withReadRunner(resolved.connection, async (connection) => {
+    const rows = await runStatement(connection, statement());
+    const materialized = rows.map((row) => ({ object: materialize(connection.dataSource.driver, compiled.projection, row, false), row }));
+    await loadCollections(connection, compiled.projection, materialized, false);
     return materialized.map((m) => m.object);
-  });
+  }));
 }
 
 /** SelectDynamic(paths): plain nested rows. */
@@ -166,7 +166,7 @@ export function summary<T extends ObjectLiteral>(source: QuerySource<T>, summary
   return new DynamicQuery(compiled.data, () => {
     const s = statement();
     return [s.sql, [...s.parameters]];
-  }, async () => (await runStatement(resolved.connection, statement())).map((row) => summaryRow(driver, plan, row)));
+  }, () => withReadRunner(resolved.connection, async (connection) => (await runStatement(connection, statement())).map((row) => summaryRow(driver, plan, row))));
 }
 
 /** Group(groupBy): keys and aggregates only (2.1.5: no where, having, order or page). */

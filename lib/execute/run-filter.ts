@@ -11,7 +11,7 @@ import { type FilterResult, pagedResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
 import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
-import { type Connection, describeStatement, runStatement } from "./run-sql.js";
+import { type Connection, describeStatement, runStatement, withReadRunner } from "./run-sql.js";
 import { cachedTexts, joinKey } from "./sql-texts.js";
 import { pageOffset } from "../plan/build-filter.js";
 
@@ -51,20 +51,23 @@ export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connectio
   };
 }
 
-export async function runPreparedFilter<T>(connection: Connection, prepared: PreparedFilter, typed: boolean, getQueryString: boolean): Promise<FilterResult<T>> {
-  const { data, count, projection, page } = prepared;
-  const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
-    count ? runStatement(connection, count) : Promise.resolve(null));
-  const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
-  const driver = connection.dataSource.driver;
-  const materialized = rows.map((row) => ({ object: materialize(driver, projection, row, typed), row }));
-  await loadCollections(connection, projection, materialized, typed);
-  const result = pagedResult(page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(data) : null);
-  if (prepared.segment && !page) result.pageCount = 0;
-  return result;
+/** The page, its COUNT and its collections on one connection (withReadRunner: one replica when reads go to replicas). */
+export function runPreparedFilter<T>(source: Connection, prepared: PreparedFilter, typed: boolean, getQueryString: boolean): Promise<FilterResult<T>> {
+  return withReadRunner(source, async (connection) => {
+    const { data, count, projection, page } = prepared;
+    const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
+      count ? runStatement(connection, count) : Promise.resolve(null));
+    const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
+    const driver = connection.dataSource.driver;
+    const materialized = rows.map((row) => ({ object: materialize(driver, projection, row, typed), row }));
+    await loadCollections(connection, projection, materialized, typed);
+    const result = pagedResult(page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(data) : null);
+    if (prepared.segment && !page) result.pageCount = 0;
+    return result;
+  });
 }
 
-/** Runs two statements concurrently when the pool allows it, in sequence inside a transaction. */
+/** Runs two statements concurrently when the pool allows it, in sequence on one query runner (a transaction, a replica's). */
 export async function both<A, B>(connection: Connection, first: Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
   if (connection.queryRunner || connection.dialect.name === "sqlite") return [await first, await second()];
   return Promise.all([first, second()]);

@@ -10,7 +10,7 @@ import { type SummaryResult, pagedResult } from "../shapes/results.js";
 import { hydratorOf } from "./hydrate.js";
 import { columnMetadataOf } from "../compile/sql-writer.js";
 import { both, pageParameters, withPaged } from "./run-filter.js";
-import { type Connection, describeStatement, runStatement } from "./run-sql.js";
+import { type Connection, describeStatement, runStatement, withReadRunner } from "./run-sql.js";
 
 const numericAggregators = new Set([Aggregator.Count, Aggregator.CountDistinct, Aggregator.Sumation, Aggregator.Average]);
 
@@ -49,11 +49,14 @@ export function prepareSummary(base: SelectQueryBuilder<ObjectLiteral>, connecti
   };
 }
 
-export async function runPreparedSummary(connection: Connection, prepared: PreparedSummary, getQueryString: boolean): Promise<SummaryResult> {
-  const { data, count, plan } = prepared;
-  const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
-    count ? runStatement(connection, count) : Promise.resolve(null));
-  const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
-  const driver = connection.dataSource.driver;
-  return pagedResult(plan.page, totalCount, rows.map((row) => summaryRow(driver, plan, row)), getQueryString ? describeStatement(data) : null);
+/** The groups and their COUNT on one connection (withReadRunner: one replica when reads go to replicas). */
+export function runPreparedSummary(source: Connection, prepared: PreparedSummary, getQueryString: boolean): Promise<SummaryResult> {
+  return withReadRunner(source, async (connection) => {
+    const { data, count, plan } = prepared;
+    const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
+      count ? runStatement(connection, count) : Promise.resolve(null));
+    const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
+    const driver = connection.dataSource.driver;
+    return pagedResult(plan.page, totalCount, rows.map((row) => summaryRow(driver, plan, row)), getQueryString ? describeStatement(data) : null);
+  });
 }

@@ -99,12 +99,16 @@ export class QpTypeOrmRuleStore implements IQpRuleStore {
     });
   }
 
-  /** Runs work in a transaction once the version row exists; if it vanished since, creates it again and retries once. */
+  /**
+   * Runs work in a transaction once the version row exists; if it vanished since, creates it again
+   * and retries once. Always on the primary (a master runner, also when the DataSource reads from
+   * replicas): a snapshot read from a lagging replica would keep a revoked rule in force.
+   */
   private async withVersionRow<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       await this.ensureVersionRow();
       try {
-        return await this.exclusive(() => this.dataSource.transaction(work));
+        return await this.exclusive(() => this.onPrimary((manager) => manager.transaction(work)));
       } catch (error) {
         if (!(error instanceof VersionRowMissing) || attempt > 0) throw error;
         this.versionRow = null;
@@ -125,6 +129,15 @@ export class QpTypeOrmRuleStore implements IQpRuleStore {
       throw error;
     });
     return this.versionRow;
+  }
+
+  private async onPrimary<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner("master");
+    try {
+      return await work(runner.manager);
+    } finally {
+      await runner.release();
+    }
   }
 
   /** On SQLite (one connection) the store's statements run one at a time; pooled drivers need no lock. */

@@ -41,22 +41,31 @@ export class QpTypeOrmTokenVault implements IQpTokenVault {
     const quote = (id: string) => this.dataSource.driver.escape(id);
     const table = quote(this.dataSource.getMetadata(QpTokenRecord).tableName);
     const [s, d, t] = ["scope", "digest", "token"].map(quote);
-    if (type === "mysql" || type === "mariadb") {
-      const rows = distinct.map(() => "(?, ?, ?)").join(", ");
-      this.roundTrips += 2;
-      await this.dataSource.query(`INSERT IGNORE INTO ${table} (${s}, ${d}, ${t}) VALUES ${rows}`, digests.flatMap((digest) => [scope, digest, newToken()]));
-      const found: { digest: string; token: string }[] = await this.dataSource.query(`SELECT ${d} AS digest, ${t} AS token FROM ${table} WHERE ${s} = ? AND ${d} IN (${digests.map(() => "?").join(", ")})`, [scope, ...digests]);
-      for (const row of found) byDigest.set(row.digest, row.token);
-    } else {
-      const placeholder = type === "postgres" ? (i: number) => `$${i}` : () => "?";
-      const rows = digests.map((_, i) => `(${placeholder(i * 3 + 1)}, ${placeholder(i * 3 + 2)}, ${placeholder(i * 3 + 3)})`).join(", ");
-      // The no-op update makes RETURNING give back existing rows too: one statement, one round trip.
-      this.roundTrips++;
-      const found: { digest: string; token: string }[] = await this.dataSource.query(
-        `INSERT INTO ${table} (${s}, ${d}, ${t}) VALUES ${rows} ON CONFLICT (${s}, ${d}) DO UPDATE SET ${s} = excluded.${s} RETURNING ${d} AS digest, ${t} AS token`,
-        digests.flatMap((digest) => [scope, digest, newToken()]),
-      );
-      for (const row of found) byDigest.set(row.digest, row.token);
+    // On the primary, explicitly, also when the DataSource reads from replicas: the SELECT after
+    // INSERT IGNORE must see the tokens just written, which a replica may not have yet.
+    const primary = this.dataSource.createQueryRunner("master");
+    try {
+      if (type === "mysql" || type === "mariadb") {
+        const rows = distinct.map(() => "(?, ?, ?)").join(", ");
+        this.roundTrips += 2;
+        await this.dataSource.query(`INSERT IGNORE INTO ${table} (${s}, ${d}, ${t}) VALUES ${rows}`, digests.flatMap((digest) => [scope, digest, newToken()]), primary);
+        const found: { digest: string; token: string }[] = await this.dataSource.query(
+          `SELECT ${d} AS digest, ${t} AS token FROM ${table} WHERE ${s} = ? AND ${d} IN (${digests.map(() => "?").join(", ")})`, [scope, ...digests], primary);
+        for (const row of found) byDigest.set(row.digest, row.token);
+      } else {
+        const placeholder = type === "postgres" ? (i: number) => `$${i}` : () => "?";
+        const rows = digests.map((_, i) => `(${placeholder(i * 3 + 1)}, ${placeholder(i * 3 + 2)}, ${placeholder(i * 3 + 3)})`).join(", ");
+        // The no-op update makes RETURNING give back existing rows too: one statement, one round trip.
+        this.roundTrips++;
+        const found: { digest: string; token: string }[] = await this.dataSource.query(
+          `INSERT INTO ${table} (${s}, ${d}, ${t}) VALUES ${rows} ON CONFLICT (${s}, ${d}) DO UPDATE SET ${s} = excluded.${s} RETURNING ${d} AS digest, ${t} AS token`,
+          digests.flatMap((digest) => [scope, digest, newToken()]),
+          primary,
+        );
+        for (const row of found) byDigest.set(row.digest, row.token);
+      }
+    } finally {
+      await primary.release();
     }
     const tokens = new Map<string, string>();
     distinct.forEach((value, i) => {

@@ -15,8 +15,10 @@ export class ServiceUnavailableError extends Error {
   constructor(
     readonly dialect: Dialect,
     cause: unknown,
+    /** What is unreachable, when not the dialect's server itself (a read replica, say). */
+    service: string = dialect,
   ) {
-    super(`${dialect} is not reachable (${reason(cause)})`, { cause });
+    super(`${service} is not reachable (${reason(cause)})`, { cause });
     this.name = "ServiceUnavailableError";
   }
 }
@@ -156,7 +158,7 @@ const UNREACHABLE_CODES = new Set([
   "ETIMEDOUT",
 ]);
 
-function isUnreachable(error: unknown): boolean {
+export function isUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
