@@ -11,7 +11,7 @@ type Family = "sqlite" | "postgres" | "mysql";
 const sqliteDrivers = new Set(["sqlite", "better-sqlite3", "sqljs", "capacitor", "cordova", "expo", "nativescript", "react-native"]);
 
 /** The SQL family of the runner's driver; QueryLib's relational classes support these three. */
-export function sqlFamily(queryRunner: QueryRunner): Family {
+function sqlFamily(queryRunner: QueryRunner): Family {
   const type = queryRunner.connection.driver.options.type;
   if (type === "postgres") return "postgres";
   if (type === "mysql" || type === "mariadb" || type === "aurora-mysql") return "mysql";
