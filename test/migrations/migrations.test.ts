@@ -27,8 +27,9 @@ async function pendingSchemaChanges(dataSource: DataSource): Promise<string[]> {
 async function tablesOf(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   try {
-    const present = await Promise.all(libraryTables.map(async (table) => ((await runner.hasTable(table)) ? table : null)));
-    return present.filter((table): table is string => table !== null);
+    const present: string[] = [];
+    for (const table of libraryTables) if (await runner.hasTable(table)) present.push(table);
+    return present;
   } finally {
     await runner.release();
   }
