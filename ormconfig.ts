@@ -3,8 +3,11 @@
 //   QUERYLIB_DB=sqlite    (default) QUERYLIB_DB_URL = a file path, default ":memory:"
 //   QUERYLIB_DB=postgres  QUERYLIB_DB_URL default postgres://postgres@127.0.0.1:5432/test
 //   QUERYLIB_DB=mariadb   QUERYLIB_DB_URL default mysql://root@127.0.0.1:3306/test
-// The schema is dropped and re-created at start (the sample app seeds its own data).
+// Nothing is dropped at start: QueryLib's tables come from QueryLibMigrations, the domain's tables
+// are created when missing and the data is seeded once, under a start-up lock (sample-app/startup.ts),
+// so replicas can share one database. Tests that need a fresh database empty it themselves.
 import type { DataSourceOptions } from "typeorm";
+import { QueryLibMigrations } from "./lib/migrations/index.js";
 
 export interface SampleDataSourceOverrides {
   /** Another database on the same server (tests use their own, e.g. "querylib_sample"). */
@@ -25,7 +28,8 @@ function withDatabase(url: string, database: string | undefined): string {
 export function sampleDataSourceOptions(entities: Function[], overrides: SampleDataSourceOverrides = {}): DataSourceOptions {
   const kind = overrides.kind ?? process.env.QUERYLIB_DB ?? "sqlite";
   const url = overrides.url ?? process.env.QUERYLIB_DB_URL;
-  const common = { entities, synchronize: true, dropSchema: true, logging: false } as const;
+  // synchronize stays off: startup.ts runs the migrations and creates missing tables with the lock held.
+  const common = { entities, migrations: QueryLibMigrations, synchronize: false, migrationsRun: false, logging: false } as const;
   switch (kind) {
     case "postgres":
       return { type: "postgres", url: withDatabase(url ?? "postgres://postgres@127.0.0.1:5432/test", overrides.database), ...common };

@@ -28,6 +28,7 @@ export { QpInMemoryTokenVault, type IQpTokenVault } from "./transform/vault.js";
 export type { QpAuditEvent, IQpAuditSink } from "./policy/audit.js";
 export { QpInMemoryRuleStore, type IQpRuleStore, type QpRuleSnapshotData } from "./rules/store.js";
 export { QpTypeOrmRuleStore, QpRuleRecord, QpRuleVersionRecord } from "./rules/typeorm-store.js";
+export { QueryLibMigrations, QueryLibSchema1795564800000 } from "./migrations/index.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
 export type { QpPolicyHealth } from "./rules/snapshot.js";
 export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./policy/admin.js";

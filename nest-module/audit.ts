@@ -233,7 +233,7 @@ export interface QpTypeOrmAuditSinkOptions {
 
 /**
  * Appends events to `querylib_audit_event` through TypeORM (SQLite, PostgreSQL, MariaDB/MySQL):
- * add `QpTypeOrmAuditSink.entities` to the DataSource. It only ever inserts (no update, no
+ * add `QpTypeOrmAuditSink.entities` to the DataSource (the table: QueryLibMigrations). It only ever inserts (no update, no
  * delete); grant the application's database user INSERT and SELECT only on this table to make
  * the trail append-only for the application as well. A transient failure (isTransientAuditFailure)
  * is retried a bounded number of times with back-off; then, or at once for any other failure,

@@ -5,12 +5,14 @@ import { type DynamicModule, Inject, Injectable, Logger, Module, type OnModuleIn
 import { ConfigModule, ConfigService } from "@nestjs/config";
 import { TypeOrmModule } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
-import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpSubjectKind, QpTypeOrmRuleStore } from "../lib/index.js";
+import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpPolicyContext, QpSubjectKind, QpTypeOrmRuleStore } from "../lib/index.js";
+import { QpTypeOrmTokenVault } from "../lib/vaults/typeorm-vault.js";
 import { QpTypeOrmAuditSink, QueryLibModule, QueryLibService } from "../nest-module/index.js";
 import { type SampleDataSourceOverrides, sampleDataSourceOptions } from "../ormconfig.js";
 import { AdminRoleGuard, adminRoutePrefix, canReadPolicies } from "./auth.js";
-import { publicNames, sampleEntities } from "./domain/entities.js";
+import { Tenant, publicNames, sampleEntities } from "./domain/entities.js";
 import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./domain/seed.js";
+import { type StartupOutcome, prepareSampleDatabase } from "./startup.js";
 import { resolveDevMode } from "./dev-mode.js";
 import { DevUsersController, QueryController, SAMPLE_DEV_MODE } from "./query.controller.js";
 
@@ -60,19 +62,41 @@ export const sampleRules = [
 /** The HMAC key of the Hash strategy (at least 16 characters); set QUERYLIB_HASH_SALT outside a demo. */
 export const sampleHashSalt = () => process.env.QUERYLIB_HASH_SALT ?? "querylib-sample-app-demo-salt";
 
+/** The relational token vault's digest key (at least 16 characters, the same in every replica); set QUERYLIB_VAULT_KEY outside a demo. */
+export const sampleVaultKey = () => process.env.QUERYLIB_VAULT_KEY ?? "querylib-sample-app-demo-vault-key";
+
+/** Every entity of the sample's DataSource: its domain and QueryLib's relational stores (created by QueryLibMigrations). */
+export const sampleDataSourceEntities = [...sampleEntities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmRuleStore.entities, ...QpTypeOrmTokenVault.entities];
+
 export const SAMPLE_OPTIONS = Symbol.for("querylib.sample.options");
 
+/**
+ * Prepares the database before the app listens (startup.ts): QueryLib's migrations, the domain's
+ * tables when missing, and the seed only when no replica seeded before; nothing is ever dropped.
+ */
 @Injectable()
 export class SampleSeeder implements OnModuleInit {
   private readonly logger = new Logger("SampleApp");
+  /** Whether this process seeded the database or found the data there. */
+  outcome: StartupOutcome | null = null;
 
   constructor(private readonly dataSource: DataSource, private readonly querylib: QueryLibService, @Inject(SAMPLE_OPTIONS) private readonly options: SampleAppOptions) {}
 
   async onModuleInit(): Promise<void> {
-    const data = generateSampleData(this.options.seed);
-    await insertSampleData(this.dataSource, data);
-    for (const rule of sampleRules) await this.querylib.engine.upsertRuleAsync(rule, "seed");
-    this.logger.log(`seeded ${data.tenants.length} tenants, ${data.customers.length} customers, ${data.orders.length} orders, ${data.items.length} items, ${data.employees.length} employees, ${data.products.length} products`);
+    this.outcome = await prepareSampleDatabase(this.dataSource, sampleEntities, {
+      isSeeded: async () => (await this.dataSource.getRepository(Tenant).find({ select: { id: true }, take: 1 })).length > 0,
+      seed: async () => {
+        // Rules first (upserts by fixed id: a retry after a crash rewrites the same rules), then
+        // the rows in one transaction: tenants exist only once the whole seed is in.
+        for (const rule of sampleRules) await this.querylib.engine.upsertRuleAsync(rule, "seed");
+        const data = generateSampleData(this.options.seed);
+        await insertSampleData(this.dataSource, data);
+        this.logger.log(`seeded ${data.tenants.length} tenants, ${data.customers.length} customers, ${data.orders.length} orders, ${data.items.length} items, ${data.employees.length} employees, ${data.products.length} products`);
+      },
+    });
+    if (this.outcome === "found") this.logger.log("the database already holds the sample's data: nothing seeded, nothing dropped");
+    // Load the rule snapshot before listening, so health reports the store's version and epoch from the first request on.
+    await this.querylib.engine.decisionsAsync(new QpPolicyContext());
   }
 }
 
@@ -84,7 +108,7 @@ export class SampleAppModule {
       module: SampleAppModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => sampleConfiguration(options.policies)] }),
-        TypeOrmModule.forRoot(sampleDataSourceOptions([...sampleEntities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmRuleStore.entities], options.database)),
+        TypeOrmModule.forRoot(sampleDataSourceOptions(sampleDataSourceEntities, options.database)),
         QueryLibModule.forRootAsync({
           inject: [ConfigService, DataSource],
           admin: { routePrefix: adminRoutePrefix, readPolicy: "qp-read", writePolicy: "qp-write" },
@@ -92,7 +116,9 @@ export class SampleAppModule {
             policies: config.get<Record<string, unknown>>("QueryLib.Policies"),
             configure: (policyOptions) => {
               for (const [entity, name] of publicNames) policyOptions.entities.expose(entity, name);
-              policyOptions.tokenVault = new QpInMemoryTokenVault();
+              // Replicas on one PostgreSQL/MariaDB database share the relational vault (same value, same
+              // token in every replica and after restarts); SQLite is one process, in memory by default.
+              policyOptions.tokenVault = dataSource.options.type === "better-sqlite3" ? new QpInMemoryTokenVault() : new QpTypeOrmTokenVault(dataSource, { digestKey: sampleVaultKey() });
               policyOptions.hashSalt = sampleHashSalt();
             },
             providers: { ruleStore: new QpTypeOrmRuleStore(dataSource) },

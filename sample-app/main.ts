@@ -9,7 +9,8 @@ import { HttpAdapterHost, NestFactory } from "@nestjs/core";
 import type { NestExpressApplication } from "@nestjs/platform-express";
 import { DataSource } from "typeorm";
 import { QpExceptionFilter } from "../nest-module/index.js";
-import { type SampleAppOptions, SampleAppModule } from "./app.module.js";
+import { type SampleAppOptions, SampleAppModule, SampleSeeder } from "./app.module.js";
+import type { StartupOutcome } from "./startup.js";
 import { devAuthentication, devUsers, type DevUser, refuseDevTokens } from "./auth.js";
 import { devHostBanner, devHostNotice, devModeRequested, markDevHost, resolveDevMode } from "./dev-mode.js";
 import { publicDirectory, setStaticHeaders } from "./public-files.js";
@@ -25,6 +26,8 @@ export interface SampleApp {
   readonly users: readonly DevUser[];
   /** Whether dev mode was granted (asked for, and not in a production configuration). */
   readonly devMode: boolean;
+  /** "seeded": this process seeded an empty database; "found": the data was there (another replica, an earlier run). */
+  readonly startup: StartupOutcome;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
     dataSource: app.get(DataSource),
     users: devUsers,
     devMode: devMode.enabled,
+    startup: app.get(SampleSeeder).outcome!,
     close: () => app.close(),
   };
 }
@@ -95,7 +99,8 @@ if (isMain) {
   try {
     const sample = await startSampleApp(undefined, { devMode: devModeRequested() });
     const database = process.env.QUERYLIB_DB ?? "sqlite";
-    console.log(`\nQueryLib sample app on ${sample.url} (${database}${database === "sqlite" ? ", in memory" : ""}, seeded). Ctrl-C stops it.\n`);
+    const data = sample.startup === "seeded" ? "seeded" : "data found in the database, nothing seeded";
+    console.log(`\nQueryLib sample app on ${sample.url} (${database}${database === "sqlite" ? ", in memory" : ""}, ${data}). Ctrl-C stops it.\n`);
     if (sample.devMode) {
       for (const line of devHostBanner()) console.log(line);
       console.log("");

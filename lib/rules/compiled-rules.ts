@@ -49,12 +49,14 @@ export function ruleTarget(catalogue: QpEntityCatalogue, rule: Pick<QpRule, "ent
 
 export class CompiledRules {
   private readonly byOwner = new Map<Function, { exact: Map<string, QpRule[]>; wildcard: QpRule[] }>();
+  readonly epoch: string;
   readonly version: number;
   readonly rules: readonly QpRule[];
   /** (store epoch, version): what decision tables are cached by. */
   readonly identity: string;
 
   constructor(data: QpRuleSnapshotData, catalogue: QpEntityCatalogue) {
+    this.epoch = data.epoch;
     this.version = data.version;
     this.rules = data.rules;
     this.identity = snapshotIdentity(data);

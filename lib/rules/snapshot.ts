@@ -8,6 +8,11 @@ import { type IQpRuleStore, snapshotIdentity } from "./store.js";
 
 export interface QpPolicyHealth {
   readonly snapshotVersion: number;
+  /**
+   * The store's epoch of the snapshot in use (null before the first load): a store emptied or
+   * re-created starts a new epoch, so (epoch, version) tells it apart from the old one at the same version.
+   */
+  readonly snapshotEpoch: string | null;
   /** Milliseconds since the snapshot in use was loaded. */
   readonly snapshotAgeMs: number;
   readonly degraded: boolean;
@@ -89,6 +94,7 @@ export class RuleSnapshots {
   health(): QpPolicyHealth {
     return {
       snapshotVersion: this.current?.version ?? 0,
+      snapshotEpoch: this.current?.epoch ?? null,
       snapshotAgeMs: this.current ? this.now() - this.loadedAt : 0,
       degraded: this.degraded,
       lastError: this.lastError,

@@ -1,7 +1,7 @@
 // querylib/typeorm-vault: tokens in a relational table (SQLite, PostgreSQL, MariaDB/MySQL)
 // through TypeORM. The table `querylib_token` has a unique (scope, digest) constraint; add
-// `QpTypeOrmTokenVault.entities` to the DataSource (synchronize) or create it with the
-// migration SQL in the README. Get-or-create is atomic through that constraint.
+// `QpTypeOrmTokenVault.entities` to the DataSource and create the table with QueryLibMigrations
+// (or synchronize). Get-or-create is atomic through that constraint.
 import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource } from "typeorm";
 import type { IQpTokenVault } from "../transform/vault.js";
 import { newToken, vaultDigest } from "../transform/vault.js";

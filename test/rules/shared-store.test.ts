@@ -58,7 +58,8 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       clock.advance(1);
       assert.equal(await seenOnSelect(bContext, "email"), "Deny", "one interval later B decides with A's rule");
       assert.equal(await traceVersion(b), v1);
-      assert.deepEqual(b.health(), { snapshotVersion: v1, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure: "LastKnownGood" });
+      // One store, one epoch: B reports the epoch A wrote under.
+      assert.deepEqual(b.health(), { snapshotVersion: v1, snapshotEpoch: a.health().snapshotEpoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure: "LastKnownGood" });
       assert.deepEqual((await b.listRulesAsync()).map((r) => r.id), [saved.id]);
 
       // A delete through B reaches A the same way: A last loaded when it was queried just now.

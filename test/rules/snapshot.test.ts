@@ -237,6 +237,8 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
     it("rule tables dropped and re-created: an engine does not keep its old rules because the new version number matches", async () => {
       const { clock, a, b, bContext } = await twoEnginesSeeingEmailDenied();
       assert.equal(b.health().snapshotVersion, 1);
+      const oldEpoch = b.health().snapshotEpoch;
+      assert.match(String(oldEpoch), /^[0-9a-f-]{36}$/);
 
       // The store is re-created (a fresh schema, a restored backup): its version starts again.
       const runner = admin.createQueryRunner();
@@ -253,6 +255,10 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       clock.advance(1000);
       assert.equal(await seenOnSelect(bContext, "team"), "Deny", "B decides with the store's rules");
       assert.equal(await seenOnSelect(bContext, "email"), "Allow", "B dropped the rule the store no longer has");
+      // Health tells the two stores apart: same version, another epoch.
+      assert.equal(b.health().snapshotVersion, 1);
+      assert.notEqual(b.health().snapshotEpoch, oldEpoch);
+      assert.equal(b.health().snapshotEpoch, (await new QpTypeOrmRuleStore(admin).loadAsync()).epoch);
     });
   });
 }

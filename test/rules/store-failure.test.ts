@@ -108,7 +108,8 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       const e = engine({ storeFailure, refreshInterval: 1000, maxSnapshotAge: 5000 }, { ruleStore: new QpTypeOrmRuleStore(storeSource), clock: clock.read });
       for (const rule of rules) await e.upsertRuleAsync(rule, "admin");
       await seesRules(e);
-      assert.deepEqual(e.health(), { snapshotVersion: rules.length, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure });
+      const { epoch } = await new QpTypeOrmRuleStore(storeSource).loadAsync();
+      assert.deepEqual(e.health(), { snapshotVersion: rules.length, snapshotEpoch: epoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure });
       return e;
     }
 
@@ -143,7 +144,9 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
           await breaker.restore(storeSource, admin);
           clock.advance(1000);
           await seesRules(e);
-          assert.deepEqual(e.health(), { snapshotVersion: rules.length, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure: StoreFailureMode.LastKnownGood });
+          assert.deepEqual(e.health(), {
+            snapshotVersion: rules.length, snapshotEpoch: degraded.snapshotEpoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure: StoreFailureMode.LastKnownGood,
+          });
         });
 
         it("FailClosed fails every guarded query with 17 while the store fails; health goes degraded and back", async () => {

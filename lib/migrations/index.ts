@@ -1,0 +1,9 @@
+// QueryLib's TypeORM migrations, oldest first: add them to the host's DataSource `migrations`
+// (`migrations: [...QueryLibMigrations, ...yourMigrations]`) and run them as the host runs its own.
+import type { MigrationInterface } from "typeorm";
+import { QueryLibSchema1795564800000 } from "./schema-v1.js";
+
+export { QueryLibSchema1795564800000 };
+
+/** Every QueryLib migration class, oldest first (one per version of QueryLib's tables). */
+export const QueryLibMigrations: (new () => MigrationInterface)[] = [QueryLibSchema1795564800000];
