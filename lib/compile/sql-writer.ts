@@ -89,7 +89,8 @@ export class Scope {
   private readonly joins = new Map<string, ScopeJoin>();
   private readonly required = new Set<string>();
 
-  constructor(readonly writer: SqlWriter, readonly alias: string, readonly model: EntityModel) {}
+  /** `correlated`: the scope of a collection's EXISTS, run once per row of its parent. */
+  constructor(readonly writer: SqlWriter, readonly alias: string, readonly model: EntityModel, readonly correlated = false) {}
 
   /** Alias of the entity reached by following reference hops from this scope, joining as needed. */
   aliasAt(hops: readonly Hop[]): string {
