@@ -50,10 +50,17 @@ async function propagate(writer: QpPolicyEngine, seen: (n: number) => Promise<nu
 class CountingStore extends QpTypeOrmRuleStore {
   loads = 0;
   loadDelayMs = 0;
+  mostInFlight = 0;
+  private inFlight = 0;
   override async loadAsync(): Promise<QpRuleSnapshotData> {
     this.loads++;
-    if (this.loadDelayMs) await sleep(this.loadDelayMs);
-    return super.loadAsync();
+    this.mostInFlight = Math.max(this.mostInFlight, ++this.inFlight);
+    try {
+      if (this.loadDelayMs) await sleep(this.loadDelayMs);
+      return await super.loadAsync();
+    } finally {
+      this.inFlight--;
+    }
   }
 }
 
@@ -284,11 +291,13 @@ describe("Replicas: rule changes over PostgreSQL LISTEN/NOTIFY", function () {
       await notify([{ epoch: "another-store-life", version }]);
       await waitUntil("B loads again", () => store.loads === before + 2);
 
-      // 50 announcements while a (slow) load is in flight: one load in flight, one queued.
-      store.loadDelayMs = 150;
+      // 50 announcements while a (slow) load is in flight: one load in flight, one queued. (The
+      // load takes a second so that all 50 arrive during it, however busy the machine.)
+      store.loadDelayMs = 1000;
       await notify(Array.from({ length: 50 }, (_, i) => ({ epoch, version: version + 10 + i })));
-      await sleep(600);
+      await sleep(2600);
       assert.equal(store.loads, before + 4);
+      assert.equal(store.mostInFlight, 1, "loads never overlap");
 
       // A write whose transaction rolls back (a delete of nothing) notifies nobody.
       store.loadDelayMs = 0;
