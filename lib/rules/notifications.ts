@@ -73,6 +73,8 @@ export function parseChangePayload(payload: unknown): QpRuleChange | null {
 /** An open listening connection: `close` ends it; the listener is told of its loss through `lost`. */
 export interface OpenedChannel {
   close(): Promise<void>;
+  /** A round trip on the listening connection (a heartbeat): a peer gone silent never reports the loss itself. */
+  ping(): Promise<void>;
 }
 
 export interface ChannelConnector {
@@ -87,6 +89,8 @@ export interface BackOffOptions {
   startingDelay?: number;
   /** Longest delay between attempts, ms (default 5000). */
   maxDelay?: number;
+  /** A heartbeat on the listening connection every this many ms (default 30000); no answer within it counts as a lost connection. */
+  heartbeat?: number;
 }
 
 /**
@@ -178,7 +182,9 @@ export class SharedChannelListener {
         this.lastError = null;
         this.each((s) => s.listening());
         const closing = new Promise<null>((resolve) => (this.wake = () => resolve(null)));
+        const heartbeat = this.heartbeat(opened, lostWith);
         const error = await Promise.race([lost, closing]);
+        clearInterval(heartbeat);
         if (!error || this.closed) return;
         this.opened = null;
         await opened.close().catch(() => undefined);
@@ -188,6 +194,16 @@ export class SharedChannelListener {
       }
       await this.sleep(Math.min(this.backOff.maxDelay, this.backOff.startingDelay * 2 ** Math.max(0, attempt)));
     }
+  }
+
+  /** Pings every `heartbeat` ms; a ping that fails or stays unanswered for a whole period loses the connection. */
+  private heartbeat(opened: OpenedChannel, lost: (error: Error) => void): NodeJS.Timeout {
+    let pending = false;
+    return setInterval(() => {
+      if (pending) return lost(new Error(`no answer to a heartbeat within ${this.backOff.heartbeat} ms`));
+      pending = true;
+      opened.ping().then(() => (pending = false), (error: Error) => lost(error));
+    }, this.backOff.heartbeat).unref();
   }
 
   private fail(error: Error): void {
@@ -216,7 +232,8 @@ export function sharedListener(owner: object, channel: string, connector: () => 
   if (!byChannel) listeners.set(owner, (byChannel = new Map()));
   const existing = byChannel.get(channel);
   if (existing && !existing.isClosed) return existing;
-  const created: SharedChannelListener = new SharedChannelListener(connector(), { startingDelay: backOff.startingDelay ?? 100, maxDelay: backOff.maxDelay ?? 5000 }, () => {
+  const settings = { startingDelay: backOff.startingDelay ?? 100, maxDelay: backOff.maxDelay ?? 5000, heartbeat: backOff.heartbeat ?? 30_000 };
+  const created: SharedChannelListener = new SharedChannelListener(connector(), settings, () => {
     if (byChannel.get(channel) === created) byChannel.delete(channel);
   });
   byChannel.set(channel, created);

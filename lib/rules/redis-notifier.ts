@@ -19,6 +19,8 @@ export interface RedisSubscriberLike {
   readonly stream?: { unref?(): void };
   connect(): Promise<void>;
   subscribe(channel: string): Promise<unknown>;
+  /** Allowed on a subscribed connection. */
+  ping(): Promise<unknown>;
   disconnect(): void;
   on(event: "message", listener: (channel: string, message: string) => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
@@ -92,6 +94,9 @@ class RedisChannelConnector implements ChannelConnector {
       close: async () => {
         closing = true;
         subscriber.disconnect();
+      },
+      ping: async () => {
+        await subscriber.ping();
       },
     };
   }

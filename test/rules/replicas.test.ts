@@ -213,11 +213,13 @@ describe("Replicas: rule changes over PostgreSQL LISTEN/NOTIFY", function () {
     const notifyChannel = freshChannel();
     const a = engine({ refreshInterval: LONG }, { ruleStore: new QpTypeOrmRuleStore(writerSource, { notifyChannel }) });
     const replica = await replicaSource();
-    const b = engine({ refreshInterval: LONG }, { ruleStore: new QpTypeOrmRuleStore(replica.dataSource, { notifyChannel, notifyBackOff: { startingDelay: 600, maxDelay: 600 } }) });
+    const b = engine({ refreshInterval: LONG }, { ruleStore: new QpTypeOrmRuleStore(replica.dataSource, { notifyChannel, notifyBackOff: { startingDelay: 600, maxDelay: 600, heartbeat: 100 } }) });
     await listening(b);
     const watcher = new RuleWatcher(b);
     try {
       await propagate(a, (n) => watcher.seen(n, 5000), 1, 5);
+      await sleep(350);
+      assert.equal(b.health().notifications, "listening", "answered heartbeats (every 100 ms) keep it listening");
       const [pid] = await listenerPids(replica.applicationName);
       assert.ok(pid, "B's LISTEN connection is in pg_stat_activity");
       await admin.query("SELECT pg_terminate_backend($1)", [pid]);
@@ -389,7 +391,7 @@ describe("Replicas: rule changes over Redis pub/sub (rules in MariaDB)", functio
   it("in one process: B enforces each of 50 changes within 1 s, never going back; a killed subscription reconnects and misses nothing", async () => {
     const channel = freshChannel();
     const a = engine({ refreshInterval: LONG }, { ruleStore: new QpTypeOrmRuleStore(admin), ruleNotifier: new QpRedisRuleNotifier(redisA, { channel }) });
-    const b = engine({ refreshInterval: LONG }, { ruleStore: new QpTypeOrmRuleStore(await sameDatabase(admin)), ruleNotifier: new QpRedisRuleNotifier(redisB, { channel, startingDelay: 600, maxDelay: 600 }) });
+    const b = engine({ refreshInterval: LONG }, { ruleStore: new QpTypeOrmRuleStore(await sameDatabase(admin)), ruleNotifier: new QpRedisRuleNotifier(redisB, { channel, startingDelay: 600, maxDelay: 600, heartbeat: 100 }) });
     await listening(a);
     await listening(b);
     const watcher = new RuleWatcher(b);
