@@ -51,7 +51,9 @@ export const defaultNotifyChannel = "querylib_rules";
 /** A channel name usable unquoted in PostgreSQL (which folds case) and as a Redis channel. */
 export function checkNotifyChannel(channel: unknown, where: string): string {
   if (typeof channel !== "string" || !/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) {
-    throw new QpConfigurationError(`${where}: notifyChannel "${String(channel)}" must be a lower-case identifier (a-z, 0-9, _; at most 63 characters, not starting with a digit)`);
+    throw new QpConfigurationError(
+      `${where}: notifyChannel "${String(channel)}" must be a lower-case identifier (a-z, 0-9, _; at most 63 characters, not starting with a digit)`,
+    );
   }
   return channel;
 }

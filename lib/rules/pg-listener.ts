@@ -3,7 +3,9 @@
 // client would make DataSource.destroy() wait for it forever). Its socket is unref'd, so it never
 // keeps the process alive; it closes itself once the DataSource is destroyed.
 import type { DataSource } from "typeorm";
-import { type BackOffOptions, type ChannelConnector, type IQpRuleNotifier, type OpenedChannel, type QpRuleChangeSubscriber, type QpRuleSubscription, sharedListener } from "./notifications.js";
+import {
+  type BackOffOptions, type ChannelConnector, type IQpRuleNotifier, type OpenedChannel, type QpRuleChangeSubscriber, type QpRuleSubscription, sharedListener,
+} from "./notifications.js";
 
 interface PgNotification {
   channel: string;

@@ -67,7 +67,8 @@ export class RuleSnapshots implements QpRuleChangeSubscriber {
 
   /** Tells other replicas of the snapshot in use (after a write this engine loaded), on channels that publish after commit. */
   publishCurrent(): void {
-    if (this.current && this.notifier?.publishAsync) void this.notifier.publishAsync({ epoch: this.current.epoch, version: this.current.version });
+    if (!this.current || !this.notifier?.publishAsync) return;
+    void this.notifier.publishAsync({ epoch: this.current.epoch, version: this.current.version });
   }
 
   /** Stops listening; the engine keeps deciding and polls every RefreshInterval. */
