@@ -32,7 +32,7 @@ export interface QueryLibModuleOptions {
   readonly policies?: Record<string, unknown> | null;
   /** Sets what only code can set: `options.entities.expose(…)`, `hashSalt`, `tokenVault`, `auditSink`. */
   readonly configure?: (options: QpPolicyOptions) => void;
-  /** Engine providers: `resolveSubjects`, `resolveValues`, `ruleStore`. */
+  /** Engine providers: `resolveSubjects`, `resolveValues`, `ruleStore`, `ruleNotifier`. */
   readonly providers?: QpPolicyProviders;
   /** Configure the process-wide `QpPolicy` engine (configure-once per process) instead of a module-owned engine. */
   readonly useDefaultEngine?: boolean;

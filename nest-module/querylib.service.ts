@@ -113,7 +113,9 @@ export class QueryLibService implements OnModuleInit, OnApplicationBootstrap, On
     if (this.runtime.admin) this.runtime.dataSource(); // simulate needs one: fail at startup, not on the first call
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     releaseApplication(this.adapterHost ?? null);
+    // The module's own engine stops listening for rule changes; the process-wide one outlives the module.
+    if (!this.runtime.options.useDefaultEngine) await this.runtime.engine.closeAsync();
   }
 }

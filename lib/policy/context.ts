@@ -126,6 +126,11 @@ export interface QpPolicyProviders {
   resolveValues?(context: QpPolicyContext): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Where runtime rules live: in memory by default, or `new QpTypeOrmRuleStore(dataSource)`. */
   ruleStore?: import("../rules/store.js").IQpRuleStore;
+  /**
+   * How engines in other processes hear of a rule change at once (`new QpRedisRuleNotifier(redis)`);
+   * default: the store's own (the relational store on PostgreSQL), else polling only.
+   */
+  ruleNotifier?: import("../rules/notifications.js").IQpRuleNotifier | null;
   /** The clock snapshots age by (tests). */
   clock?: () => number;
 }

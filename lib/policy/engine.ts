@@ -31,7 +31,16 @@ export class QpPolicyEngine {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
     for (const [, entity] of this.options.entities.entries()) checkEntityTransforms(modelOfClass(entity));
     this.ruleStore = providers.ruleStore ?? new QpInMemoryRuleStore();
-    this.snapshots = new RuleSnapshots(this.ruleStore, this.options, providers.clock);
+    // An explicit notifier (Redis) wins over the store's own (PostgreSQL LISTEN/NOTIFY).
+    this.snapshots = new RuleSnapshots(this.ruleStore, this.options, providers.clock, providers.ruleNotifier ?? this.ruleStore.changeNotifier ?? null);
+  }
+
+  /**
+   * Stops listening for rule changes (closing the listening connection with its last engine).
+   * The engine still decides, polling every RefreshInterval. Call it when the host shuts down.
+   */
+  closeAsync(): Promise<void> {
+    return this.snapshots.closeAsync();
   }
 
   /** Version of the rule snapshot in use (0 before any rule). */
@@ -54,12 +63,14 @@ export class QpPolicyEngine {
     checkRuleTarget(this.options, shaped);
     const rule = await this.ruleStore.upsertAsync(input, changedBy ?? null);
     await this.snapshots.refreshAsync();
+    this.snapshots.publishCurrent();
     return rule;
   }
 
   async deleteRuleAsync(id: string): Promise<boolean> {
     const deleted = await this.ruleStore.deleteAsync(id);
     await this.snapshots.refreshAsync();
+    if (deleted) this.snapshots.publishCurrent();
     return deleted;
   }
 

@@ -4,6 +4,7 @@
 // starts a new epoch, so its version N is never mistaken for another store's version N.
 import { randomUUID } from "node:crypto";
 import { type QpRule, type QpRuleInput, normalizeRule } from "./rule.js";
+import type { IQpRuleNotifier } from "./notifications.js";
 
 export interface QpRuleSnapshotData {
   /** Names the store's life; the snapshot identity is (epoch, version). */
@@ -16,6 +17,8 @@ export interface IQpRuleStore {
   loadAsync(): Promise<QpRuleSnapshotData>;
   upsertAsync(input: QpRuleInput, changedBy: string | null): Promise<QpRule>;
   deleteAsync(id: string): Promise<boolean>;
+  /** The store's own change notifications (the relational store on PostgreSQL), if any. */
+  readonly changeNotifier?: IQpRuleNotifier | null;
 }
 
 /** The identity of a loaded snapshot: equal only for the same store life at the same version. */

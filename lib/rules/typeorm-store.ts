@@ -1,7 +1,9 @@
 // Rules in relational tables through TypeORM (SQLite, PostgreSQL, MariaDB): `querylib_rule`
 // holds the rules with who changed them and when; `querylib_rule_version` one row whose
 // version every change increments in the same transaction, and whose epoch is drawn when the
-// row is created (so a re-created store is a new store life, whatever its version).
+// row is created (so a re-created store is a new store life, whatever its version). On
+// PostgreSQL each write also NOTIFYs the new (epoch, version) on `notifyChannel` in its own
+// transaction, so a listener never hears of a version it cannot read yet.
 import { randomUUID } from "node:crypto";
 import { Column, Entity, PrimaryColumn, type DataSource, type EntityManager } from "typeorm";
 import type { MaskOptions } from "../../decorators/registry.js";
@@ -9,6 +11,8 @@ import type { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/polic
 import { type QpRule, type QpRuleInput, normalizeRule } from "./rule.js";
 import type { IQpRuleStore, QpRuleSnapshotData } from "./store.js";
 import { type AsyncLock, connectionLock } from "./async-lock.js";
+import { type BackOffOptions, type IQpRuleNotifier, changePayload, checkNotifyChannel, defaultNotifyChannel } from "./notifications.js";
+import { QpPostgresRuleNotifier } from "./pg-listener.js";
 
 @Entity("querylib_rule")
 export class QpRuleRecord {
@@ -45,13 +49,30 @@ class VersionRowMissing extends Error {}
 /** A delete that found nothing: its transaction rolls back so the version does not move. */
 class NothingChanged extends Error {}
 
+export interface QpTypeOrmRuleStoreOptions {
+  /**
+   * PostgreSQL only: the LISTEN/NOTIFY channel of rule changes (default "querylib_rules"; a
+   * lower-case identifier); null turns notifications off (engines then poll only).
+   */
+  notifyChannel?: string | null;
+  /** Reconnection delays of the listening connection. */
+  notifyBackOff?: BackOffOptions;
+}
+
 export class QpTypeOrmRuleStore implements IQpRuleStore {
   static readonly entities = [QpRuleRecord, QpRuleVersionRecord];
   private versionRow: Promise<void> | null = null;
   private readonly lock: AsyncLock | null;
+  /** The channel writes notify on: PostgreSQL with notifications on, else null. */
+  readonly notifyChannel: string | null;
+  /** What engines on this store listen to (null: they poll only). */
+  readonly changeNotifier: IQpRuleNotifier | null;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource, options: QpTypeOrmRuleStoreOptions = {}) {
     this.lock = connectionLock(dataSource);
+    const channel = options.notifyChannel === null ? null : checkNotifyChannel(options.notifyChannel ?? defaultNotifyChannel, "QpTypeOrmRuleStore");
+    this.notifyChannel = dataSource.options.type === "postgres" ? channel : null;
+    this.changeNotifier = this.notifyChannel ? new QpPostgresRuleNotifier(dataSource, this.notifyChannel, options.notifyBackOff) : null;
   }
 
   async loadAsync(): Promise<QpRuleSnapshotData> {
@@ -89,13 +110,19 @@ export class QpTypeOrmRuleStore implements IQpRuleStore {
   /**
    * One change and its version bump in one transaction. The bump comes first: its row lock
    * queues concurrent writers (any process) instead of letting them deadlock, and it only ever
-   * updates the row, which exists before any write (see ensureVersionRow).
+   * updates the row, which exists before any write (see ensureVersionRow). The notification is
+   * part of the transaction: PostgreSQL delivers it on commit, and never on a rollback.
    */
   private write(change: (manager: EntityManager) => Promise<void>): Promise<void> {
     return this.withVersionRow(async (manager) => {
-      const bumped = await manager.getRepository(QpRuleVersionRecord).increment({ id: 1 }, "version", 1);
+      const versions = manager.getRepository(QpRuleVersionRecord);
+      const bumped = await versions.increment({ id: 1 }, "version", 1);
       if (!bumped.affected) throw new VersionRowMissing();
       await change(manager);
+      if (this.notifyChannel) {
+        const row = await versions.findOneByOrFail({ id: 1 });
+        await manager.query("SELECT pg_notify($1, $2)", [this.notifyChannel, changePayload(row)]);
+      }
     });
   }
 

@@ -34,10 +34,11 @@ describe("querylib/nest admin API", function () {
     it("answers 200 with the snapshot version and the store's epoch, age, degraded state and last error", async () => {
       const reply = await reader("GET", "/qp-admin/health");
       expect(reply.status).to.equal(200);
-      expect(reply.body).to.have.keys(["snapshotVersion", "snapshotEpoch", "snapshotAgeMs", "degraded", "lastError", "storeFailure"]);
+      expect(reply.body).to.have.keys(["snapshotVersion", "snapshotEpoch", "snapshotAgeMs", "degraded", "lastError", "storeFailure", "notifications"]);
       // null until the engine has loaded a snapshot, then the store's epoch.
       if (reply.body.snapshotEpoch !== null) expect(reply.body.snapshotEpoch).to.match(/^[0-9a-f-]{36}$/);
       expect(reply.body.degraded).to.equal(false);
+      expect(reply.body.notifications).to.equal("polling-only");
       expect(reply.body.lastError).to.equal(null);
       expect(reply.body.storeFailure).to.equal("LastKnownGood");
       expect(reply.body.snapshotAgeMs).to.be.a("number").and.to.be.at.least(0);

@@ -278,6 +278,34 @@ describe("Reads and read replicas [postgres primary + streaming replica]", funct
     assert.equal((await run(engine)).totalCount, 1);
   });
 
+  it("another replica hears a rule change at once: it LISTENs on the primary and loads from it, well within the replica's lag", async () => {
+    const notifyChannel = "rulenotify_replicated";
+    const writer = new QpPolicyEngine({ entities: catalogue(), refreshInterval: 60_000 }, { ruleStore: new QpTypeOrmRuleStore(replicated, { notifyChannel }) });
+    const reader = new QpPolicyEngine({ entities: catalogue(), refreshInterval: 60_000 }, { ruleStore: new QpTypeOrmRuleStore(await open({}), { notifyChannel }) });
+    const byName = { conditionGroup: { conditions: [{ sort: 1, field: "name", operator: "Equal", values: ["Author 1"] }] }, selects: ["id"] };
+    const refused = async () => {
+      const error = await applyPolicy(authors(), await reader.prepareAsync(new QpPolicyContext())).toListAsync(byName).then(() => null, (e: unknown) => e);
+      return error instanceof PolicyException && error.errorCode === PolicyErrorCode.FieldDeniedForWhere;
+    };
+    try {
+      for (let i = 0; i < 500 && reader.health().notifications !== "listening"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(reader.health().notifications, "listening");
+      assert.equal(await refused(), false);
+      await caughtUp();
+      const rule = await writer.upsertRuleAsync({ subjectKind: QpSubjectKind.Global, entity: AUTHORS, field: "name", features: PolicyFeature.Where, effect: PolicyEffect.Deny });
+      const at = Date.now();
+      while (!(await refused())) {
+        assert.ok(Date.now() - at < 1_000, "the reader did not enforce the change within 1 s");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      withinLag(at);
+      await writer.deleteRuleAsync(rule.id);
+    } finally {
+      await writer.closeAsync();
+      await reader.closeAsync();
+    }
+  });
+
   it("a freshly tokenized value keeps its token across the replica's lag (the vault reads the primary)", async () => {
     const vault = new QpTypeOrmTokenVault(replicated, { digestKey });
     const value = `fresh-${Date.now()}-${Math.random()}`;

@@ -38,8 +38,9 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
 
     it("with an injected clock: B sees A's write exactly when its snapshot is one RefreshInterval old", async () => {
       const clock = new TestClock();
-      const a = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(first), clock: clock.read });
-      const b = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(second), clock: clock.read });
+      // Polling alone (replicas.test.ts covers notifications).
+      const a = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(first, { notifyChannel: null }), clock: clock.read });
+      const b = engine({ refreshInterval: 1000 }, { ruleStore: new QpTypeOrmRuleStore(second, { notifyChannel: null }), clock: clock.read });
       const bContext = await prepare(b);
       assert.equal(await seenOnSelect(bContext, "email"), "Allow");
       const v0 = await traceVersion(b);
@@ -59,7 +60,9 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       assert.equal(await seenOnSelect(bContext, "email"), "Deny", "one interval later B decides with A's rule");
       assert.equal(await traceVersion(b), v1);
       // One store, one epoch: B reports the epoch A wrote under.
-      assert.deepEqual(b.health(), { snapshotVersion: v1, snapshotEpoch: a.health().snapshotEpoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure: "LastKnownGood" });
+      assert.deepEqual(b.health(), {
+        snapshotVersion: v1, snapshotEpoch: a.health().snapshotEpoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure: "LastKnownGood", notifications: "polling-only",
+      });
       assert.deepEqual((await b.listRulesAsync()).map((r) => r.id), [saved.id]);
 
       // A delete through B reaches A the same way: A last loaded when it was queried just now.
@@ -75,8 +78,8 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
 
     it("in real time: with RefreshInterval 200 ms, B sees A's replacement of a rule within one interval", async function () {
       this.timeout(10_000);
-      const a = engine({ refreshInterval: 200 }, { ruleStore: new QpTypeOrmRuleStore(first) });
-      const b = engine({ refreshInterval: "00:00:00.2" }, { ruleStore: new QpTypeOrmRuleStore(second) });
+      const a = engine({ refreshInterval: 200 }, { ruleStore: new QpTypeOrmRuleStore(first, { notifyChannel: null }) });
+      const b = engine({ refreshInterval: "00:00:00.2" }, { ruleStore: new QpTypeOrmRuleStore(second, { notifyChannel: null }) });
       const saved = await a.upsertRuleAsync(denyEmail);
       await sleep(220);
       assert.equal(await seenOnSelect(await prepare(b), "email"), "Deny");

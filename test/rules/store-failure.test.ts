@@ -18,6 +18,9 @@ import {
   sqliteFileDatabase,
 } from "./support.js";
 
+/** Failures of the store itself, with the snapshot aged by a test clock: no notification may reload it. */
+const pollingOnly = { notifyChannel: null };
+
 const rules: QpRuleInput[] = [
   // A rule that denies: visible while it applies.
   { subjectKind: QpSubjectKind.Global, entity: STAFF, field: "email", features: PolicyFeature.Select | PolicyFeature.Where, effect: PolicyEffect.Deny },
@@ -105,11 +108,11 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
     });
 
     async function loadedEngine(storeFailure: StoreFailureMode, clock: TestClock): Promise<QpPolicyEngine> {
-      const e = engine({ storeFailure, refreshInterval: 1000, maxSnapshotAge: 5000 }, { ruleStore: new QpTypeOrmRuleStore(storeSource), clock: clock.read });
+      const e = engine({ storeFailure, refreshInterval: 1000, maxSnapshotAge: 5000 }, { ruleStore: new QpTypeOrmRuleStore(storeSource, pollingOnly), clock: clock.read });
       for (const rule of rules) await e.upsertRuleAsync(rule, "admin");
       await seesRules(e);
-      const { epoch } = await new QpTypeOrmRuleStore(storeSource).loadAsync();
-      assert.deepEqual(e.health(), { snapshotVersion: rules.length, snapshotEpoch: epoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure });
+      const { epoch } = await new QpTypeOrmRuleStore(storeSource, pollingOnly).loadAsync();
+      assert.deepEqual(e.health(), { snapshotVersion: rules.length, snapshotEpoch: epoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure, notifications: "polling-only" });
       return e;
     }
 
@@ -146,6 +149,7 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
           await seesRules(e);
           assert.deepEqual(e.health(), {
             snapshotVersion: rules.length, snapshotEpoch: degraded.snapshotEpoch, snapshotAgeMs: 0, degraded: false, lastError: null, storeFailure: StoreFailureMode.LastKnownGood,
+            notifications: "polling-only",
           });
         });
 
@@ -192,7 +196,7 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       await storeSource.destroy();
       const clock = new TestClock();
       for (const mode of [StoreFailureMode.LastKnownGood, StoreFailureMode.FailClosed, StoreFailureMode.StaticOnly]) {
-        const e = engine({ storeFailure: mode }, { ruleStore: new QpTypeOrmRuleStore(storeSource), clock: clock.read });
+        const e = engine({ storeFailure: mode }, { ruleStore: new QpTypeOrmRuleStore(storeSource, pollingOnly), clock: clock.read });
         if (mode === StoreFailureMode.StaticOnly) await seesAttributesOnly(e);
         else await failsClosed(e);
         const health = e.health();
@@ -206,7 +210,7 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
 
     it("in real time: RefreshInterval 100 ms, MaxSnapshotAge 600 ms (\"hh:mm:ss\" spans), LastKnownGood then 17, then recovery", async function () {
       this.timeout(20_000);
-      const e = engine({ storeFailure: "LastKnownGood" as StoreFailureMode, refreshInterval: "00:00:00.1", maxSnapshotAge: "00:00:00.6" }, { ruleStore: new QpTypeOrmRuleStore(storeSource) });
+      const e = engine({ storeFailure: "LastKnownGood" as StoreFailureMode, refreshInterval: "00:00:00.1", maxSnapshotAge: "00:00:00.6" }, { ruleStore: new QpTypeOrmRuleStore(storeSource, pollingOnly) });
       for (const rule of rules) await e.upsertRuleAsync(rule);
       await seesRules(e);
       await storeSource.destroy();
@@ -223,7 +227,7 @@ for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
     });
 
     it("a rejected rule is rejected before the store is touched, even while the store is down", async () => {
-      const e = engine({}, { ruleStore: new QpTypeOrmRuleStore(storeSource) });
+      const e = engine({}, { ruleStore: new QpTypeOrmRuleStore(storeSource, pollingOnly) });
       await storeSource.destroy();
       await expectLogicError(() => e.upsertRuleAsync({ ...rules[0]!, field: "ssn" }), RuleRejected);
       await storeSource.initialize();

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DataSource, type DataSourceOptions } from "typeorm";
 import {
   LogicException, PolicyErrorCode, PolicyException, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTypeOrmRuleStore,
-  applyPolicy, type GuardedQuery, type IQpRuleStore, type PolicyTrace, type QpPolicyOptionsInput,
+  applyPolicy, type GuardedQuery, type IQpRuleNotifier, type IQpRuleStore, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
 import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets } from "../support/targets.js";
@@ -71,8 +71,8 @@ export async function sqliteFileDatabase(): Promise<{ file: string; dataSource: 
 }
 
 /** Another DataSource on the same database as `dataSource` (no schema changes). */
-export async function sameDatabase(dataSource: DataSource): Promise<DataSource> {
-  const options = { ...dataSource.options, synchronize: false, dropSchema: false } as DataSourceOptions;
+export async function sameDatabase(dataSource: DataSource, overrides: Partial<DataSourceOptions> = {}): Promise<DataSource> {
+  const options = { ...dataSource.options, synchronize: false, dropSchema: false, ...overrides } as DataSourceOptions;
   return track(new DataSource(options)).initialize();
 }
 
@@ -141,8 +141,12 @@ export class TestClock {
   }
 }
 
-export function engine(options: QpPolicyOptionsInput = {}, providers: { ruleStore?: IQpRuleStore; clock?: () => number } = {}): QpPolicyEngine {
-  return new QpPolicyEngine({ entities: catalogue(), ...options }, { ruleStore: providers.ruleStore ?? new QpInMemoryRuleStore(), ...(providers.clock ? { clock: providers.clock } : {}) });
+export function engine(options: QpPolicyOptionsInput = {}, providers: { ruleStore?: IQpRuleStore; clock?: () => number; ruleNotifier?: IQpRuleNotifier } = {}): QpPolicyEngine {
+  return new QpPolicyEngine({ entities: catalogue(), ...options }, {
+    ruleStore: providers.ruleStore ?? new QpInMemoryRuleStore(),
+    ...(providers.clock ? { clock: providers.clock } : {}),
+    ...(providers.ruleNotifier ? { ruleNotifier: providers.ruleNotifier } : {}),
+  });
 }
 
 export type SubjectSpec = [QpSubjectKind, string];
