@@ -262,8 +262,11 @@ function compileList(scope: Scope, left: string, negated: boolean, values: reado
   const { dialect } = scope.writer;
   if (dialect.name === "sqlite") return `${sqliteListLeft(scope, left, values, column)} ${negated ? "NOT IN" : "IN"} (SELECT value FROM json_each(${scope.writer.list(JSON.stringify(values))}))`;
   const array = arrayType ? `CAST(${scope.writer.list(values)} AS ${arrayType}[])` : scope.writer.list(values);
-  const list = foldElements ? `ARRAY(SELECT ${dialect.lower("v")} FROM unnest(${array}) AS v)` : array;
-  return negated ? `${left} <> ALL (${list})` : `${left} = ANY (${list})`;
+  // Lowered elements as an IN subquery: PostgreSQL hashes it once per statement, where `= ANY` over
+  // ARRAY(SELECT lower(v) …) compared every element with every row (a 5,000-value IIn inside a
+  // collection's EXISTS: 3.8 s on 9,300 items; found by the fuzzer). A bound array itself is hashed.
+  if (foldElements) return `${left} ${negated ? "NOT IN" : "IN"} (SELECT ${dialect.lower("v")} FROM unnest(${array}) AS v)`;
+  return negated ? `${left} <> ALL (${array})` : `${left} = ANY (${array})`;
 }
 
 /**
