@@ -425,10 +425,14 @@ export class RequestArbitraries {
     });
   }
 
+  /** Whether the targets order by `f` alike (see ValidOptions.collectionTextOrderPaths). */
+  orderKeyAgrees(root: Function, f: FieldInfo): boolean {
+    return !(f.collection && (f.kind === "text" || f.kind === "guidtext")
+      && this.options.collectionTextOrderPaths && !this.options.collectionTextOrderPaths.has(`${root.name}:${f.path}`));
+  }
+
   private ordersArb(root: Function): fc.Arbitrary<Shape[]> {
-    const allowed = this.fieldsOf(root).filter((f) => f.collections <= (this.options.maxOrderCollections ?? Infinity)
-      && !(f.collection && (f.kind === "text" || f.kind === "guidtext")
-        && this.options.collectionTextOrderPaths && !this.options.collectionTextOrderPaths.has(`${root.name}:${f.path}`)));
+    const allowed = this.fieldsOf(root).filter((f) => f.collections <= (this.options.maxOrderCollections ?? Infinity) && this.orderKeyAgrees(root, f));
     const buckets: [FieldInfo[], number][] = [
       [allowed.filter((f) => f.hops === 0), 5], [allowed.filter((f) => f.reference), 2], [allowed.filter((f) => f.collection), 2],
     ];
@@ -807,7 +811,8 @@ function hostileRequestArb(arbs: RequestArbitraries, sizes: HostileSizes): fc.Ar
     }));
   // Long lists: In values, conditions in a group, orders, selects, aggregates.
   const orderable = (root: Function) => {
-    const list = arbs.fieldsOf(root).filter((f) => f.collections <= sizes.maxOrderCollections && ["int", "text", "decimal"].includes(f.kind));
+    // Also order keys (case 2 below): only fields every target orders by alike (MariaDB's collation).
+    const list = arbs.fieldsOf(root).filter((f) => f.collections <= sizes.maxOrderCollections && ["int", "text", "decimal"].includes(f.kind) && arbs.orderKeyAgrees(root, f));
     return fc.constantFrom(...list);
   };
   const long = rootArb.chain((root) => fc.tuple(fc.integer({ min: 0, max: sizes.maxListLength }), fc.nat({ max: 4 }), orderable(root), fc.constantFrom("In", "NotIn", "IIn"))
