@@ -133,7 +133,11 @@ export class SampleAppModule {
         }),
       ],
       controllers: devMode ? [QueryController, DevUsersController] : [QueryController],
-      providers: [{ provide: SAMPLE_OPTIONS, useValue: options }, { provide: SAMPLE_DEV_MODE, useValue: devMode }, { provide: SampleRuleNotifications, useValue: ruleNotifications }, SampleSeeder, AdminRoleGuard],
+      providers: [
+        { provide: SAMPLE_OPTIONS, useValue: options }, { provide: SAMPLE_DEV_MODE, useValue: devMode },
+        // A value provider: Nest still calls its shutdown hook, which closes the Redis client.
+        { provide: SampleRuleNotifications, useValue: ruleNotifications }, SampleSeeder, AdminRoleGuard,
+      ],
     };
   }
 }
