@@ -15,6 +15,7 @@ import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./
 import { type StartupOutcome, prepareSampleDatabase } from "./startup.js";
 import { resolveDevMode } from "./dev-mode.js";
 import { DevUsersController, QueryController, SAMPLE_DEV_MODE } from "./query.controller.js";
+import { SampleRuleNotifications } from "./rule-notifications.js";
 
 export interface SampleAppOptions {
   readonly seed?: SampleSeedOptions;
@@ -34,7 +35,8 @@ export function sampleConfiguration(extra: Record<string, unknown> = {}) {
         DryRun: false,
         StoreFailure: "LastKnownGood",
         MaxSnapshotAge: "00:05:00",
-        RefreshInterval: "00:00:10",
+        // Replicas hear of rule changes at once where they can (rule-notifications.ts); polling is the fallback.
+        RefreshInterval: process.env.QUERYLIB_REFRESH_INTERVAL ?? "00:00:10",
         Caps: { MaxPageSize: 200, MaxQueryCost: 100, MinGroupSize: 3 },
         ...extra,
       },
@@ -104,6 +106,7 @@ export class SampleSeeder implements OnModuleInit {
 export class SampleAppModule {
   static register(options: SampleAppOptions = {}): DynamicModule {
     const devMode = resolveDevMode(options.devMode === true).enabled;
+    const ruleNotifications = new SampleRuleNotifications();
     return {
       module: SampleAppModule,
       imports: [
@@ -112,7 +115,7 @@ export class SampleAppModule {
         QueryLibModule.forRootAsync({
           inject: [ConfigService, DataSource],
           admin: { routePrefix: adminRoutePrefix, readPolicy: "qp-read", writePolicy: "qp-write" },
-          useFactory: (config: ConfigService, dataSource: DataSource) => ({
+          useFactory: async (config: ConfigService, dataSource: DataSource) => ({
             policies: config.get<Record<string, unknown>>("QueryLib.Policies"),
             configure: (policyOptions) => {
               for (const [entity, name] of publicNames) policyOptions.entities.expose(entity, name);
@@ -121,7 +124,7 @@ export class SampleAppModule {
               policyOptions.tokenVault = dataSource.options.type === "better-sqlite3" ? new QpInMemoryTokenVault() : new QpTypeOrmTokenVault(dataSource, { digestKey: sampleVaultKey() });
               policyOptions.hashSalt = sampleHashSalt();
             },
-            providers: { ruleStore: new QpTypeOrmRuleStore(dataSource) },
+            providers: await ruleNotifications.providers(dataSource),
             claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", valueClaims: { tenantId: "tenant" } },
             audit: { sink: new QpTypeOrmAuditSink(dataSource) },
             authorizationPolicies: { "qp-read": canReadPolicies, "qp-write": AdminRoleGuard },
@@ -130,7 +133,11 @@ export class SampleAppModule {
         }),
       ],
       controllers: devMode ? [QueryController, DevUsersController] : [QueryController],
-      providers: [{ provide: SAMPLE_OPTIONS, useValue: options }, { provide: SAMPLE_DEV_MODE, useValue: devMode }, SampleSeeder, AdminRoleGuard],
+      providers: [
+        { provide: SAMPLE_OPTIONS, useValue: options }, { provide: SAMPLE_DEV_MODE, useValue: devMode },
+        // A value provider: Nest still calls its shutdown hook, which closes the Redis client.
+        { provide: SampleRuleNotifications, useValue: ruleNotifications }, SampleSeeder, AdminRoleGuard,
+      ],
     };
   }
 }

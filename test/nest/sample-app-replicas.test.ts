@@ -5,62 +5,19 @@
 // (they are polled without pause); health shows one store epoch throughout. On MariaDB (GET_LOCK
 // instead of an advisory lock) four start at once on an empty database, then four again on the
 // seeded one.
-import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { DataSource } from "typeorm";
 import { type Reply, assertNoStack, call, freePort } from "./support.js";
 import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { type Replica, listening, startReplica, stop } from "./replica-processes.js";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 const databaseName = "querylib_replicas";
 const replicaCount = 4;
-
-interface Replica {
-  readonly index: number;
-  readonly port: number;
-  readonly url: string;
-  child: ChildProcess;
-  output: string;
-  /** Polled only while up: from its "listening" line until just before it is stopped. */
-  up: boolean;
-  /** Requests in flight to it, awaited before it is stopped. */
-  readonly inFlight: Set<Promise<unknown>>;
-}
 
 /** What a running replica answered badly: a 5xx, a network failure, a reply without the expected body. */
 interface Failure {
   readonly replica: number;
   readonly what: string;
-}
-
-function startReplica(index: number, port: number, url: string, dialect: "postgres" | "mariadb" = "postgres"): Replica {
-  const env: NodeJS.ProcessEnv = { ...process.env, QUERYLIB_DB: dialect, QUERYLIB_DB_URL: url, PORT: String(port), QUERYLIB_DEV: "1" };
-  delete env.NODE_ENV;
-  const child = spawn(process.execPath, ["dist/sample-app/main.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-  const replica: Replica = { index, port, url: `http://127.0.0.1:${port}`, child, output: "", up: false, inFlight: new Set() };
-  child.stdout!.on("data", (chunk) => (replica.output += String(chunk)));
-  child.stderr!.on("data", (chunk) => (replica.output += String(chunk)));
-  return replica;
-}
-
-async function listening(replica: Replica, deadlineMs = 40_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!replica.output.includes(`QueryLib sample app on ${replica.url} `)) {
-    if (replica.child.exitCode !== null) throw new Error(`replica ${replica.index} exited with ${replica.child.exitCode}:\n${replica.output}`);
-    if (Date.now() > deadline) throw new Error(`replica ${replica.index} did not start:\n${replica.output}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  replica.up = true;
-}
-
-async function stop(replica: Replica): Promise<void> {
-  replica.up = false;
-  await Promise.allSettled([...replica.inFlight]);
-  if (replica.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => replica.child.once("exit", resolve));
-  replica.child.kill("SIGTERM");
-  await exited;
 }
 
 const as = (token: string) => (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
