@@ -2,6 +2,8 @@
 // it), for the scaling-out tests: start one with its environment, wait until it listens, stop it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { DataSource } from "typeorm";
+import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -45,4 +47,19 @@ export async function stop(replica: Replica): Promise<void> {
   const exited = new Promise((resolve) => replica.child.once("exit", resolve));
   replica.child.kill("SIGTERM");
   await exited;
+}
+
+/**
+ * For a `before` hook: an empty database of its own for the replicas (created when missing, every
+ * table dropped: the explicit reset, since the app never drops), its URL, and a connection to check
+ * what the replicas wrote. Pending when the server is unreachable and CI is not "true".
+ */
+export async function emptyReplicaDatabase(context: Mocha.Context, dialect: "postgres" | "mariadb", database: string): Promise<{ url: string; check: DataSource }> {
+  try {
+    await (await openIsolatedDatabase(dialect, database, [])).destroy();
+  } catch (error) {
+    skipIfUnavailable(context, error);
+  }
+  const url = isolatedDatabaseUrl(dialect, database);
+  return { url, check: await new DataSource({ type: dialect, url, logging: false }).initialize() };
 }

@@ -11,10 +11,10 @@
 // written meanwhile is not heard, and when it reconnects it loads that change; enforcement resumes.
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { DataSource } from "typeorm";
+import type { DataSource } from "typeorm";
 import { call, freePort } from "./support.js";
-import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
-import { type Replica, listening, startReplica, stop } from "./replica-processes.js";
+import { isolatedDatabaseUrl } from "../support/databases.js";
+import { type Replica, emptyReplicaDatabase, listening, startReplica, stop } from "./replica-processes.js";
 
 const databaseName = "querylib_propagation";
 const replicaCount = 4;
@@ -83,13 +83,7 @@ function propagationSuite(title: string, variant: () => Variant, prepare: (conte
     let url = "";
 
     before(async function () {
-      try {
-        await (await openIsolatedDatabase("postgres", databaseName, [])).destroy();
-      } catch (error) {
-        skipIfUnavailable(this, error);
-      }
-      url = isolatedDatabaseUrl("postgres", databaseName);
-      check = await new DataSource({ type: "postgres", url, logging: false }).initialize();
+      ({ url, check } = await emptyReplicaDatabase(this, "postgres", databaseName));
       shared.check = check;
       await prepare(this);
     });

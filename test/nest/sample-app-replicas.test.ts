@@ -6,10 +6,9 @@
 // instead of an advisory lock) four start at once on an empty database, then four again on the
 // seeded one.
 import { expect } from "chai";
-import { DataSource } from "typeorm";
+import type { DataSource } from "typeorm";
 import { type Reply, assertNoStack, call, freePort } from "./support.js";
-import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
-import { type Replica, listening, startReplica, stop } from "./replica-processes.js";
+import { type Replica, emptyReplicaDatabase, listening, startReplica, stop } from "./replica-processes.js";
 
 const databaseName = "querylib_replicas";
 const replicaCount = 4;
@@ -36,14 +35,7 @@ describe("sample app: four replicas (OS processes) over one PostgreSQL database"
   let url = "";
 
   before(async function () {
-    try {
-      // An empty database of its own: created when missing, every table dropped (the explicit reset; the app never drops).
-      await (await openIsolatedDatabase("postgres", databaseName, [])).destroy();
-    } catch (error) {
-      skipIfUnavailable(this, error);
-    }
-    url = isolatedDatabaseUrl("postgres", databaseName);
-    check = await new DataSource({ type: "postgres", url, logging: false }).initialize();
+    ({ url, check } = await emptyReplicaDatabase(this, "postgres", databaseName));
   });
 
   after(async () => {
@@ -171,13 +163,7 @@ describe("sample app: four replicas (OS processes) over one MariaDB database", f
   let url = "";
 
   before(async function () {
-    try {
-      await (await openIsolatedDatabase("mariadb", databaseName, [])).destroy();
-    } catch (error) {
-      skipIfUnavailable(this, error);
-    }
-    url = isolatedDatabaseUrl("mariadb", databaseName);
-    check = await new DataSource({ type: "mariadb", url, logging: false }).initialize();
+    ({ url, check } = await emptyReplicaDatabase(this, "mariadb", databaseName));
   });
 
   after(async () => {
