@@ -63,11 +63,21 @@ export const postgres: SqlDialect = {
   statement: (sql) => sql,
 };
 
-export const mysql: SqlDialect = {
+/**
+ * `lower()` of the MySQL family, through a Unicode collation's case tables: LOWER under the
+ * default utf8mb4_general_ci leaves 792 upper-case letters as they are (ẞ, Ƞ, Ⱥ, …; found by the
+ * fuzzer, issue #18), where PostgreSQL, SQLite's ql_lower and the in-memory target lower them.
+ * uca1400 (MariaDB 10.10+) lowers exactly as PostgreSQL 15 on glibc does (every code point to
+ * U+1FFFF checked); MySQL 8's 0900 collations are Unicode 9, older servers' unicode_520 Unicode 5.2.
+ * CONVERT makes it valid for a column of any character set.
+ */
+const mysqlLower = (collation: string) => (e: string) => `REPLACE(LOWER(CONVERT(${e} USING utf8mb4) COLLATE ${collation}), 'ς', 'σ')`;
+
+const mysqlFamily = (collation: string): SqlDialect => ({
   name: "mysql",
   quote: (id) => `\`${id.replaceAll("`", "``")}\``,
   placeholder: () => "?",
-  lower: (e) => `REPLACE(LOWER(${e}), 'ς', 'σ')`,
+  lower: mysqlLower(collation),
   // The default collations are case- and accent-insensitive and pad spaces: compare bytes.
   exact: (e) => `CAST(${e} AS BINARY)`,
   calendarDate: (e) => `DATE(${e})`,
@@ -77,7 +87,12 @@ export const mysql: SqlDialect = {
   length: (e) => `CHAR_LENGTH(${e})`,
   enumText: (e) => `CAST(${e} AS CHAR)`,
   statement: (sql) => sql,
-};
+});
+
+/** MySQL 8 (and a MySQL server whose version is not known yet). */
+export const mysql: SqlDialect = mysqlFamily("utf8mb4_0900_ai_ci");
+/** MySQL before 8. */
+const mysql57: SqlDialect = mysqlFamily("utf8mb4_unicode_520_ci");
 
 /**
  * MariaDB: MySQL's SQL, with its EXISTS-to-IN rewrite switched off for statements that hold an
@@ -88,10 +103,36 @@ export const mysql: SqlDialect = {
  * (found by the fuzzer, issue #18). `SET STATEMENT … FOR` scopes the setting to the one statement.
  */
 const mariadbStatementPrefix = "SET STATEMENT optimizer_switch='exists_to_in=off' FOR ";
-export const mariadb: SqlDialect = {
-  ...mysql,
+const mariadbFamily = (collation: string): SqlDialect => ({
+  ...mysqlFamily(collation),
   statement: (sql) => (sql.includes("EXISTS (") ? mariadbStatementPrefix + sql : sql),
+});
+/** MariaDB 10.10 and later (and a MariaDB server whose version is not known yet). */
+export const mariadb: SqlDialect = mariadbFamily("utf8mb4_uca1400_ai_ci");
+/** MariaDB before 10.10, which has no uca1400 collations. */
+const mariadb105: SqlDialect = mariadbFamily("utf8mb4_unicode_520_ci");
+
+/** "10.11.19-MariaDB-0+deb12u1" → [10, 11]. */
+const versionOf = (text: string): [number, number] => {
+  const [major = 0, minor = 0] = (/^(\d+)\.(\d+)/.exec(text) ?? []).slice(1).map(Number);
+  return [major, minor];
 };
+const atLeast = ([major, minor]: [number, number], wantMajor: number, wantMinor: number) =>
+  major > wantMajor || (major === wantMajor && minor >= wantMinor);
+
+/**
+ * The MySQL-family dialect of the server itself, from the version TypeORM reads when it connects
+ * (`driver.version`, digits only): a "mysql" DataSource may reach a MariaDB server, and the two
+ * differ in per-statement settings and collations. MariaDB's versions start at 10 (its 5.x
+ * releases predate both), MySQL's run 5.x, 8.x, 9.x.
+ */
+function mysqlFamilyOf(dataSource: DataSource): SqlDialect {
+  const serverVersion = (dataSource.driver as { version?: string } | undefined)?.version;
+  if (!serverVersion) return dataSource.options.type === "mariadb" ? mariadb : mysql;
+  const version = versionOf(serverVersion);
+  if (dataSource.options.type === "mariadb" || version[0] >= 10) return atLeast(version, 10, 10) ? mariadb : mariadb105;
+  return atLeast(version, 8, 0) ? mysql : mysql57;
+}
 
 export function dialectOf(dataSource: DataSource): SqlDialect {
   switch (dataSource.options.type) {
@@ -107,10 +148,9 @@ export function dialectOf(dataSource: DataSource): SqlDialect {
     case "aurora-postgres":
       return postgres;
     case "mariadb":
-      return mariadb;
     case "mysql":
     case "aurora-mysql":
-      return mysql;
+      return mysqlFamilyOf(dataSource);
     default:
       return fail(Codes.EntityNotSupported, `QueryLib supports SQLite, PostgreSQL and MySQL/MariaDB, not "${dataSource.options.type}"`);
   }
