@@ -13,6 +13,7 @@
 import fc from "fast-check";
 import { modelOfClass, type EntityModel, type MemberScope } from "../../lib/model/entity-model.js";
 import { enumMembers as queryEnums } from "../../lib/shapes/enums.js";
+import { capDefaults } from "../../lib/policy/options.js";
 
 export type Shape = Record<string, unknown>;
 
@@ -463,11 +464,35 @@ export class RequestArbitraries {
     return fc.record({ orders: this.ordersArb(root), page: this.pageArb(), selects: this.selectsArb(root) }, { requiredKeys: [] });
   }
 
+  /**
+   * An upper bound of the correlated subqueries the engine counts for `shape` (one per collection
+   * a condition or an order crosses; the engine shares one among ORed conditions, so it counts
+   * no more). Valid requests stay within the default maxSubqueries, which the engine enforces.
+   */
+  subqueryBound(root: Function, shape: unknown): number {
+    const byPath = new Map(this.fieldsOf(root).map((f) => [f.path, f]));
+    let total = 0;
+    const walk = (node: unknown) => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (node === null || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "field" && typeof value === "string") total += byPath.get(value)?.collections ?? 0;
+        else if (key !== "having") walk(value);
+      }
+    };
+    walk(shape);
+    return total;
+  }
+
+  private withinSubqueryCap(request: Request): boolean {
+    return this.subqueryBound(request.root, request.shape) <= capDefaults.maxSubqueries;
+  }
+
   filterArb(root?: Function): fc.Arbitrary<Request> {
     return (root ? fc.constant(root) : this.rootArb()).chain((r) =>
       fc.tuple(fc.option(this.groupArb(r), { freq: 12 }), this.tailArb(r), fc.boolean()).map(([group, tail, dynamic]) => ({
         kind: "filter" as const, root: r, dynamic, profile: "valid" as const, shape: { ...(group ? { conditionGroup: group } : {}), ...tail },
-      })));
+      }))).filter((request) => this.withinSubqueryCap(request));
   }
 
   segmentArb(root?: Function): fc.Arbitrary<Request> {
@@ -486,7 +511,7 @@ export class RequestArbitraries {
       return fc.tuple(sets, this.tailArb(r)).map(([conditionSets, tail]) => ({
         kind: "segment" as const, root: r, dynamic: false, profile: "valid" as const, shape: { conditionSets, ...tail },
       }));
-    });
+    }).filter((request) => this.withinSubqueryCap(request));
   }
 
   /**
