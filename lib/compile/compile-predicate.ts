@@ -75,7 +75,7 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
       // MariaDB reads an instant's text at the column's precision when it looks a joined row up
       // (`customer.createdAt = '…17.500'` matched a DATETIME(0) 17:00 through a reference, and
       // not on the root); typed as DATETIME(6) the constant keeps its fraction (issue #18, fuzzer).
-      if (!calendar && scope.writer.dialect.name === "mysql") return compileOrdered(scope, left, c.operator, values, (v) => `CAST(${scope.writer.param(v)} AS DATETIME(6))`);
+      if (!calendar && scope.writer.dialect.name === "mysql") return compileOrdered(scope, left, c.operator, values, (v) => `CAST(${scope.writer.param(v)} AS DATETIME(6))`, null, undefined, true);
       return compileOrdered(scope, left, c.operator, values);
     }
   }
@@ -217,7 +217,8 @@ function plainTextColumn(scope: Scope, column: ColumnMember): boolean {
   return scope.writer.dialect.name === "postgres" && column.column !== null && plainTextTypes.has(postgresType(scope, column.column));
 }
 
-function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unknown[], placeholder = (v: unknown) => scope.writer.param(v), listType?: string | null, column?: ColumnMember): string {
+/** `placeholderWraps`: `placeholder` writes more than a bare parameter (a cast), so a MySQL list binds value by value. */
+function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unknown[], placeholder = (v: unknown) => scope.writer.param(v), listType?: string | null, column?: ColumnMember, placeholderWraps = false): string {
   const p = (i: number) => placeholder(values[i]);
   switch (op) {
     case Op.Equal: return `${left} = ${p(0)}`;
@@ -230,7 +231,7 @@ function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unk
     case Op.NotBetween: return `(${left} < ${p(0)} OR ${left} > ${p(1)})`;
     case Op.In:
     case Op.NotIn:
-      if (scope.writer.dialect.name !== "mysql") return compileList(scope, left, op === Op.NotIn, values, listType ?? null, false, column);
+      if (scope.writer.dialect.name !== "mysql" || !placeholderWraps) return compileList(scope, left, op === Op.NotIn, values, listType ?? null, false, column);
       return `${left} ${op === Op.In ? "IN" : "NOT IN"} (${values.map((_, i) => p(i)).join(", ")})`;
     default: throw new Error(`internal: ${op} is not an ordered comparison`);
   }
@@ -247,10 +248,13 @@ function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unk
  *   applies to json_each's values exactly as to a list of placeholders (neither side of a list
  *   has affinity of its own); JSON numbers are INTEGER or REAL as CAST(? AS NUMERIC) gives them,
  *   and JSON strings decode to the same UTF-8 bytes a bound string has (lone surrogates too).
- * MariaDB keeps one placeholder per value (see compileText and the README): TypeORM's mysql2
- * driver interpolates them client-side, so no server placeholder limit applies, and JSON_TABLE
- * was measured slower (2–17× on 1,000–100,000 values) and compares text in the JSON_TABLE column's
- * collation ("Illegal mix of collations" against a column of another collation).
+ * - MySQL/MariaDB: `IN (:...list)`, the list as ONE spread parameter (TypeORM's form): the text
+ *   QueryLib caches is the same for any length, and the positional text gets a placeholder per
+ *   value when the statement is finished. The mysql2 driver interpolates them client-side, so no
+ *   server placeholder limit applies. JSON_TABLE was measured slower (2–17× on 1,000–100,000
+ *   values) and compares text in the JSON_TABLE column's collation ("Illegal mix of collations"
+ *   against a column of another collation). A named parameter per value cost 1.3 s to compile
+ *   for 100,000 values (TypeORM's per-name checks and copies), the spread list 0.1 s.
  * Never a NULL in the list (no value coerces to NULL): `x <> ALL (…)` and `NOT IN` are then NULL
  * only for a NULL x, like `NOT IN (?, …)` (the null guard).
  */
@@ -260,6 +264,7 @@ function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unk
  */
 function compileList(scope: Scope, left: string, negated: boolean, values: readonly unknown[], arrayType: string | null, foldElements = false, column?: ColumnMember): string {
   const { dialect } = scope.writer;
+  if (dialect.name === "mysql") return `${left} ${negated ? "NOT IN" : "IN"} (${scope.writer.spread(values)})`;
   if (dialect.name === "sqlite") return `${sqliteListLeft(scope, left, values, column)} ${negated ? "NOT IN" : "IN"} (SELECT value FROM json_each(${scope.writer.list(JSON.stringify(values))}))`;
   const array = arrayType ? `CAST(${scope.writer.list(values)} AS ${arrayType}[])` : scope.writer.list(values);
   // Lowered elements as an IN subquery: PostgreSQL hashes it once per statement, where `= ANY` over
@@ -285,6 +290,23 @@ function sqliteListLeft(scope: Scope, left: string, values: readonly unknown[], 
   return wholeNumbers || texts ? `+${left}` : left;
 }
 
+/**
+ * MySQL/MariaDB text lists, compared as bytes (the default collations ignore case, accents and
+ * trailing spaces). A binary left side makes the comparison binary against plain string values,
+ * so the list is one spread parameter (see compileList); `In` keeps a plain `IN` beside it, which
+ * an index can narrow. `IIn` folds the list here, as SQLite's does: the database's lower() agrees
+ * with foldCase on every letter it knows (see dialects.ts), and a per-value lower() in SQL made
+ * the text grow with the list again.
+ */
+function mysqlTextList(scope: Scope, expr: string, values: readonly string[], insensitive: boolean, negated: boolean): string {
+  const { dialect } = scope.writer;
+  const not = negated ? "NOT " : "";
+  if (insensitive) return `${dialect.exact(dialect.lower(expr))} ${not}IN (${scope.writer.spread(values.map(foldCase))})`;
+  const list = scope.writer.spread(values);
+  const exact = `${dialect.exact(expr)} ${not}IN (${list})`;
+  return negated ? exact : `(${expr} IN (${list}) AND ${exact})`;
+}
+
 const isAscii = (text: string) => /^[\x00-\x7f]*$/.test(text);
 /** ASCII without i and k: SQLite's LIKE matches such a needle exactly as foldCase does (see compileText). */
 const likeFoldsAsFoldCase = (needle: string) => isAscii(needle) && !/[ik]/i.test(needle);
@@ -302,7 +324,8 @@ function compileText(scope: Scope, expr: string, c: Test, arrayType: string | nu
   const base = op.replace(/^I(?=[A-Z])/, "").replace("Not", "") as Op; // Equal, Contains, StartsWith, EndsWith, In
   const exact = dialect.exact;
 
-  if (base === Op.In && dialect.name !== "mysql") {
+  if (base === Op.In && dialect.name === "mysql") return mysqlTextList(scope, expr, values, insensitive, negated);
+  if (base === Op.In) {
     if (dialect.name === "sqlite") {
       // ql_lower is foldCase: the list is folded here once instead of once per value in SQL.
       const list = insensitive ? values.map((v) => (typeof v === "string" ? foldCase(v) : v)) : values;
@@ -310,17 +333,12 @@ function compileText(scope: Scope, expr: string, c: Test, arrayType: string | nu
     }
     return compileList(scope, insensitive ? dialect.lower(expr) : expr, negated, values, insensitive ? "text" : arrayType, insensitive);
   }
-  if (base === Op.Equal || base === Op.In) {
-    const cmp = base === Op.Equal ? (negated ? "<>" : "=") : negated ? "NOT IN" : "IN";
-    const list = (wrap: (p: string) => string) => {
-      const items = values.map((v) => wrap(param(v)));
-      return base === Op.Equal ? items[0]! : `(${items.join(", ")})`;
-    };
-    if (insensitive) return `${exact(dialect.lower(expr))} ${cmp} ${list((p) => exact(dialect.lower(p)))}`;
+  if (base === Op.Equal) {
+    const cmp = negated ? "<>" : "=";
+    if (insensitive) return `${exact(dialect.lower(expr))} ${cmp} ${exact(dialect.lower(param(values[0])))}`;
     // MySQL: the plain comparison (index-friendly, a superset) narrows, the byte comparison decides.
-    const prefilter = dialect.name === "mysql" && !negated ? `${expr} ${cmp} ${list((p) => p)} AND ` : "";
-    const test = `${exact(expr)} ${cmp} ${list((p) => exact(p))}`;
-    return prefilter ? `(${prefilter}${test})` : test;
+    const test = `${exact(expr)} ${cmp} ${exact(param(values[0]))}`;
+    return dialect.name === "mysql" && !negated ? `(${expr} ${cmp} ${param(values[0])} AND ${test})` : test;
   }
 
   // Contains, StartsWith, EndsWith and their negations.

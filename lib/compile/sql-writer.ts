@@ -47,6 +47,16 @@ export class SqlWriter {
     return texts.placeholder;
   }
 
+  /**
+   * A whole value list as ONE spread parameter (`:...ql_<n>`, TypeORM's form): the text does not
+   * depend on the list's length; the positional text has a placeholder per value (MySQL).
+   */
+  spread(values: readonly unknown[]): string {
+    const texts = parameterText(this.paramCount++);
+    this.params[texts.name] = values;
+    return `:...${texts.name}`;
+  }
+
   /** Table aliases of QueryLib's own joins and subqueries; never taken from the request. */
   nextAlias(): string {
     return `ql${this.aliasCount++}`;
