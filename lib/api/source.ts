@@ -1,8 +1,7 @@
 // A source is a TypeORM Repository or SelectQueryBuilder (TYPESCRIPT-API.md). Either becomes a
 // base builder whose own conditions and joins QueryLib keeps, plus the connection to run on.
 import { type ObjectLiteral, type QueryRunner, Repository, SelectQueryBuilder } from "typeorm";
-import { dialectOf } from "../compile/dialects.js";
-import { registerSqliteFunctions } from "../compile/register-functions.js";
+import { dialectOf } from "../dialect/dialect-of.js";
 import { Codes, fail } from "../errors/codes.js";
 import { type EntityModel, modelOf } from "../model/entity-model.js";
 import type { Connection } from "../execute/run-sql.js";
@@ -30,7 +29,7 @@ export function resolveSource<T extends ObjectLiteral>(source: QuerySource<T>): 
   if (!target) fail(Codes.EntityNotSupported, "the query builder has no entity as its main alias");
   const dataSource = base.connection;
   const dialect = dialectOf(dataSource);
-  if (dialect.name === "sqlite") registerSqliteFunctions(dataSource);
+  dialect.prepare(dataSource);
   return { base, connection: { dataSource, queryRunner: (base as unknown as { queryRunner?: QueryRunner }).queryRunner, dialect }, model: modelOf(dataSource, target as Function) };
 }
 

@@ -7,7 +7,7 @@ import type { FilterPlan, OrderKey, Predicate, ValueRef } from "../plan/nodes.js
 import type { Hop } from "../resolve/resolved-path.js";
 import { Direction, Operator } from "../shapes/enums.js";
 import { compilePredicate } from "./compile-predicate.js";
-import type { SqlDialect } from "./dialects.js";
+import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { ProjectionNode, buildProjection } from "./projection.js";
 import { Scope, type ScopeJoin, SqlWriter, collectionFrom, columnMetadataOf, metadataOf, referenceOn } from "./sql-writer.js";
 

@@ -7,7 +7,7 @@ import type { TypedValue } from "../resolve/coerce-values.js";
 import type { Comparison, Predicate } from "../plan/nodes.js";
 import { isCaseInsensitive } from "../plan/operator-rules.js";
 import { Scope, collectionFrom, columnMetadataOf } from "./sql-writer.js";
-import { foldCase } from "./register-functions.js";
+import { foldCase } from "../dialect/fold-case.js";
 
 export function compilePredicate(scope: Scope, predicate: Predicate): string {
   switch (predicate.kind) {

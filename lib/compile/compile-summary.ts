@@ -6,7 +6,7 @@ import type { Aggregate, HavingPredicate, SummaryPlan } from "../plan/nodes.js";
 import { aggregateKind } from "../plan/build-summary.js";
 import { compileTest } from "./compile-predicate.js";
 import { addOrderTerm, applyWhere, compileWhere, sortableColumn } from "./compile-filter.js";
-import type { SqlDialect } from "./dialects.js";
+import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { Scope, type ScopeJoin, SqlWriter, columnMetadataOf } from "./sql-writer.js";
 import type { ColumnMember } from "../model/entity-model.js";
 

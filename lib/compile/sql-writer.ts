@@ -6,7 +6,7 @@ import type { EntityMetadata } from "typeorm";
 import type { RelationMetadata } from "typeorm/metadata/RelationMetadata.js";
 import type { ColumnMember, EntityModel } from "../model/entity-model.js";
 import type { Hop } from "../resolve/resolved-path.js";
-import type { SqlDialect } from "./dialects.js";
+import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { Codes, fail } from "../errors/codes.js";
 
 /** `ql_<n>`, `:ql_<n>` and SQLite's numeric form, made once per position instead of once per value. */
@@ -32,7 +32,7 @@ export class SqlWriter {
     const texts = parameterText(this.paramCount++);
     // TypeORM writes numbers into SQLite's SQL text when it binds a builder's parameters;
     // bound as text and cast back, a number stays a parameter however the builder is run.
-    if (typeof value === "number" && this.dialect.name === "sqlite") {
+    if (typeof value === "number" && this.dialect.inlinesNumberParameters) {
       this.params[texts.name] = String(value);
       return texts.numeric;
     }

@@ -1,6 +1,6 @@
 // Named parameters → the driver's positional placeholders, in text order. TypeORM's own
 // conversion inlines numbers into the SQL text on SQLite; QueryLib binds every value.
-import type { SqlDialect } from "./dialects.js";
+import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
 
 export interface Statement {
@@ -58,7 +58,7 @@ function fromTemplate(sql: string, sources: ParameterSources, dialect: SqlDialec
     const value = source[name!];
     // A list bound as one value (a PostgreSQL array) is one parameter on both ways; a function is raw SQL.
     if (typeof value === "function") return null;
-    parameters[i] = driverValue(value, dialect);
+    parameters[i] = dialect.driverValue(value);
   }
   let text = template.texts.get(dialect.name);
   if (text === undefined) {
@@ -75,7 +75,7 @@ export function toPositional(statementText: string, sources: ParameterSources, d
   if (fast) return fast;
   const parameters: unknown[] = [];
   const push = (value: unknown) => {
-    parameters.push(driverValue(value, dialect));
+    parameters.push(dialect.driverValue(value));
     return dialect.placeholder(parameters.length);
   };
   const text = sql.replace(namedParameter, (whole, spread: string | undefined, key: string) => {
@@ -88,12 +88,4 @@ export function toPositional(statementText: string, sources: ParameterSources, d
     return push(value);
   });
   return { sql: text, parameters };
-}
-
-/** SQLite has no boolean or date types: store them the way TypeORM does. */
-function driverValue(value: unknown, dialect: SqlDialect): unknown {
-  if (dialect.name !== "sqlite") return value;
-  if (typeof value === "boolean") return value ? 1 : 0;
-  if (value instanceof Date) return value.toISOString().replace("T", " ").replace("Z", "");
-  return value;
 }

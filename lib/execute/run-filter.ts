@@ -69,7 +69,7 @@ export function runPreparedFilter<T>(source: Connection, prepared: PreparedFilte
 
 /** Runs two statements concurrently when the pool allows it, in sequence on one query runner (a transaction, a replica's). */
 export async function both<A, B>(connection: Connection, first: Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
-  if (connection.queryRunner || connection.dialect.name === "sqlite") return [await first, await second()];
+  if (connection.queryRunner || !connection.dialect.pooled) return [await first, await second()];
   return Promise.all([first, second()]);
 }
 

@@ -1,7 +1,7 @@
 // Executing finished statements on the source's connection (and its transaction, if any), reads
 // on a replica where TypeORM reads from one.
 import type { DataSource, ObjectLiteral, QueryRunner, SelectQueryBuilder } from "typeorm";
-import type { SqlDialect } from "../compile/dialects.js";
+import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { type Statement, toPositional } from "../compile/to-positional.js";
 
 export interface Connection {

@@ -6,7 +6,7 @@ import type { Predicate } from "../plan/nodes.js";
 import { isCaseInsensitive } from "../plan/operator-rules.js";
 import type { Test } from "../compile/compile-predicate.js";
 import { type Row, calendarDate, follow, normalize, readColumn } from "./values.js";
-import { foldCase } from "../compile/register-functions.js";
+import { foldCase } from "../dialect/fold-case.js";
 
 export function matches(row: Row, predicate: Predicate): boolean {
   switch (predicate.kind) {

@@ -5,18 +5,17 @@
 // `synchronize` or `migration:generate` finds nothing to change. A later schema version gets a new
 // class; this one never changes once released.
 import type { MigrationInterface, QueryRunner } from "typeorm";
+import { dialectOf } from "../dialect/dialect-of.js";
 
 type Family = "sqlite" | "postgres" | "mysql";
 
-const sqliteDrivers = new Set(["sqlite", "better-sqlite3", "sqljs", "capacitor", "cordova", "expo", "nativescript", "react-native"]);
-
 /** The SQL family of the runner's driver; QueryLib's relational classes support these three. */
 function sqlFamily(queryRunner: QueryRunner): Family {
-  const type = queryRunner.connection.driver.options.type;
-  if (type === "postgres") return "postgres";
-  if (type === "mysql" || type === "mariadb" || type === "aurora-mysql") return "mysql";
-  if (sqliteDrivers.has(type)) return "sqlite";
-  throw new Error(`QueryLib's migrations support SQLite, PostgreSQL and MariaDB/MySQL, not "${type}"`);
+  try {
+    return dialectOf(queryRunner.connection).name;
+  } catch {
+    throw new Error(`QueryLib's migrations support SQLite, PostgreSQL and MariaDB/MySQL, not "${queryRunner.connection.driver.options.type}"`);
+  }
 }
 
 const auditIndexes: ReadonlyArray<readonly [string, string]> = [

@@ -11,7 +11,7 @@ import { supportedOperators } from "../plan/operator-rules.js";
 import { parseFilter } from "../parse/parse-shapes.js";
 import { buildFilterPlan } from "../plan/build-filter.js";
 import { compileFilter } from "../compile/compile-filter.js";
-import { dialectOf } from "../compile/dialects.js";
+import { dialectOf } from "../dialect/dialect-of.js";
 import { pageParameters, pageSuffix } from "../execute/run-filter.js";
 import { statementOf } from "../execute/run-sql.js";
 import { appliesTo } from "../rules/compiled-rules.js";

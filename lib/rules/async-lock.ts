@@ -2,6 +2,7 @@
 // two transactions opened on it at once would nest ("cannot start a transaction within a
 // transaction"); work that opens transactions on such a DataSource goes through its lock.
 import type { DataSource } from "typeorm";
+import { dialectOf } from "../dialect/dialect-of.js";
 
 export class AsyncLock {
   private tail: Promise<unknown> = Promise.resolve();
@@ -13,13 +14,11 @@ export class AsyncLock {
   }
 }
 
-/** Drivers that run every statement on one connection. */
-const singleConnection = new Set(["sqlite", "better-sqlite3", "sqljs", "capacitor", "cordova", "expo", "nativescript", "react-native"]);
 const locks = new WeakMap<DataSource, AsyncLock>();
 
 /** The lock of a single-connection DataSource (one per DataSource, shared by its users), or null for pooled drivers. */
 export function connectionLock(dataSource: DataSource): AsyncLock | null {
-  if (!singleConnection.has(dataSource.options.type)) return null;
+  if (dialectOf(dataSource).pooled) return null;
   let lock = locks.get(dataSource);
   if (!lock) locks.set(dataSource, (lock = new AsyncLock()));
   return lock;

@@ -6,6 +6,7 @@
 // transaction, so a listener never hears of a version it cannot read yet.
 import { randomUUID } from "node:crypto";
 import { Column, Entity, PrimaryColumn, type DataSource, type EntityManager } from "typeorm";
+import { dialectOf } from "../dialect/dialect-of.js";
 import type { MaskOptions } from "../../decorators/registry.js";
 import type { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
 import { type QpRule, type QpRuleInput, normalizeRule } from "./rule.js";
@@ -71,7 +72,7 @@ export class QpTypeOrmRuleStore implements IQpRuleStore {
   constructor(private readonly dataSource: DataSource, options: QpTypeOrmRuleStoreOptions = {}) {
     this.lock = connectionLock(dataSource);
     const channel = options.notifyChannel === null ? null : checkNotifyChannel(options.notifyChannel ?? defaultNotifyChannel, "QpTypeOrmRuleStore");
-    this.notifyChannel = dataSource.options.type === "postgres" ? channel : null;
+    this.notifyChannel = dialectOf(dataSource).notifications ? channel : null;
     this.changeNotifier = this.notifyChannel ? new QpPostgresRuleNotifier(dataSource, this.notifyChannel, options.notifyBackOff) : null;
   }
 

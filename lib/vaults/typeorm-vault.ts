@@ -7,6 +7,7 @@ import type { IQpTokenVault } from "../transform/vault.js";
 import { newToken, vaultDigest } from "../transform/vault.js";
 import { HmacSha256 } from "../transform/hmac-sha256.js";
 import { checkDigestKey } from "./digest-key.js";
+import { dialectOf } from "../dialect/dialect-of.js";
 
 @Entity("querylib_token")
 @Index("UQ_querylib_token_scope_digest", ["scope", "digest"], { unique: true })
@@ -37,7 +38,7 @@ export class QpTypeOrmTokenVault implements IQpTokenVault {
     if (distinct.length === 0) return new Map();
     const digests = distinct.map((v) => vaultDigest(this.digestKey, scope, v));
     const byDigest = new Map<string, string>();
-    const type = this.dataSource.options.type;
+    const dialect = dialectOf(this.dataSource);
     const quote = (id: string) => this.dataSource.driver.escape(id);
     const table = quote(this.dataSource.getMetadata(QpTokenRecord).tableName);
     const [s, d, t] = ["scope", "digest", "token"].map(quote);
@@ -45,7 +46,7 @@ export class QpTypeOrmTokenVault implements IQpTokenVault {
     // INSERT IGNORE must see the tokens just written, which a replica may not have yet.
     const primary = this.dataSource.createQueryRunner("master");
     try {
-      if (type === "mysql" || type === "mariadb") {
+      if (!dialect.upsertReturning) {
         const rows = distinct.map(() => "(?, ?, ?)").join(", ");
         this.roundTrips += 2;
         await this.dataSource.query(`INSERT IGNORE INTO ${table} (${s}, ${d}, ${t}) VALUES ${rows}`, digests.flatMap((digest) => [scope, digest, newToken()]), primary);
@@ -53,8 +54,7 @@ export class QpTypeOrmTokenVault implements IQpTokenVault {
           `SELECT ${d} AS digest, ${t} AS token FROM ${table} WHERE ${s} = ? AND ${d} IN (${digests.map(() => "?").join(", ")})`, [scope, ...digests], primary);
         for (const row of found) byDigest.set(row.digest, row.token);
       } else {
-        const placeholder = type === "postgres" ? (i: number) => `$${i}` : () => "?";
-        const rows = digests.map((_, i) => `(${placeholder(i * 3 + 1)}, ${placeholder(i * 3 + 2)}, ${placeholder(i * 3 + 3)})`).join(", ");
+        const rows = digests.map((_, i) => `(${dialect.placeholder(i * 3 + 1)}, ${dialect.placeholder(i * 3 + 2)}, ${dialect.placeholder(i * 3 + 3)})`).join(", ");
         // The no-op update makes RETURNING give back existing rows too: one statement, one round trip.
         this.roundTrips++;
         const found: { digest: string; token: string }[] = await this.dataSource.query(

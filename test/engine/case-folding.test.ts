@@ -9,8 +9,8 @@ import "reflect-metadata";
 import assert from "node:assert/strict";
 import { Column, Entity, PrimaryColumn, type DataSource, type ObjectLiteral } from "typeorm";
 import { toList, toListAsync } from "../../lib/index.js";
-import { dialectOf } from "../../lib/compile/dialects.js";
-import { foldCase } from "../../lib/compile/register-functions.js";
+import { dialectOf } from "../../lib/dialect/dialect-of.js";
+import { foldCase } from "../../lib/dialect/fold-case.js";
 import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";
 

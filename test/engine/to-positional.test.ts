@@ -4,7 +4,8 @@
 // goes the general way. Both ways must give the same statement.
 import assert from "node:assert/strict";
 import { toPositional } from "../../lib/compile/to-positional.js";
-import { postgres, sqlite } from "../../lib/compile/dialects.js";
+import { postgres } from "../../lib/dialect/postgres/postgres-dialect.js";
+import { sqlite } from "../../lib/dialect/sqlite/sqlite-dialect.js";
 
 describe("toPositional", () => {
   it("binds every value in text order, the same on the first call of a text and on later ones", () => {

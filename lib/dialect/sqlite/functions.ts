@@ -1,15 +1,9 @@
-// SQLite has no Unicode-aware lower(); QueryLib registers one deterministic function on the
+// SQLite has no Unicode-aware lower(); QueryLib registers deterministic functions on the
 // better-sqlite3 connection the first time it queries a DataSource.
 import type { DataSource } from "typeorm";
+import { foldCase } from "../fold-case.js";
 
 const registered = new WeakSet<object>();
-
-/**
- * The case folding of every `I…` operator, as the databases do it: one lower-case character per
- * character (PostgreSQL's and MariaDB's lower() map İ to i, where JavaScript's full mapping gives
- * i + U+0307, the one such mapping; found by the fuzzer, issue #18), and final sigma as σ.
- */
-export const foldCase = (text: string) => text.replaceAll("\u0130", "i").toLowerCase().replaceAll("ς", "σ");
 
 export function registerSqliteFunctions(dataSource: DataSource): void {
   const connection = (dataSource.driver as { databaseConnection?: { function?: Function } }).databaseConnection;

@@ -1,67 +1,7 @@
-// One dialect object per database family: identifier quoting, placeholders and the few
-// expressions whose meaning differs between databases. Everything else is shared SQL.
+// MySQL and MariaDB: one SQL with per-server differences (collations for lower-casing, MariaDB's
+// per-statement optimizer setting), chosen from the server's version when TypeORM connects.
 import type { DataSource } from "typeorm";
-import { Direction } from "../shapes/enums.js";
-import { Codes, fail } from "../errors/codes.js";
-
-export type DialectName = "sqlite" | "postgres" | "mysql";
-
-export interface SqlDialect {
-  readonly name: DialectName;
-  quote(identifier: string): string;
-  placeholder(position: number): string;
-  /**
-   * Lower-case text with full Unicode case mapping, final sigma folded to σ: JavaScript maps a
-   * word-final Σ to ς, the databases to σ, so every target folds both to σ.
-   */
-  lower(expr: string): string;
-  /** Makes a text comparison exact (case-, accent- and trailing-space-sensitive). */
-  exact(expr: string): string;
-  /** Calendar date ("YYYY-MM-DD") of a date-time column. */
-  calendarDate(expr: string): string;
-  /** ORDER BY term with nulls first ascending and last descending. */
-  orderTerm(expr: string, direction: Direction): string;
-  /** Case-sensitive containment tests: position of `needle` in `haystack`, 1-based, 0 if absent. */
-  position(haystack: string, needle: string): string;
-  /** Character length of a text expression. */
-  length(expr: string): string;
-  /** An enum column as text: native enums sort by declaration order, 2.1.5 sorts by name. */
-  enumText(expr: string): string;
-  /** The text sent for a finished statement (a per-statement setting before it, or the text itself). */
-  statement(sql: string): string;
-}
-
-const direction = (d: Direction) => (d === Direction.Descending ? "DESC" : "ASC");
-const doubleQuote = (id: string) => (id.includes('"') ? `"${id.replaceAll('"', '""')}"` : `"${id}"`);
-
-export const sqlite: SqlDialect = {
-  name: "sqlite",
-  quote: doubleQuote,
-  placeholder: () => "?",
-  // SQLite's lower() is ASCII-only; ql_lower is registered on the connection (see register-functions).
-  lower: (e) => `ql_lower(${e})`,
-  exact: (e) => e,
-  calendarDate: (e) => `substr(${e}, 1, 10)`,
-  orderTerm: (e, d) => `${e} ${direction(d)}`,
-  position: (h, n) => `instr(${h}, ${n})`,
-  length: (e) => `length(${e})`,
-  enumText: (e) => e,
-  statement: (sql) => sql,
-};
-
-export const postgres: SqlDialect = {
-  name: "postgres",
-  quote: doubleQuote,
-  placeholder: (p) => `$${p}`,
-  lower: (e) => `replace(lower(${e}), 'ς', 'σ')`,
-  exact: (e) => e,
-  calendarDate: (e) => `CAST(${e} AS date)`,
-  orderTerm: (e, d) => `${e} ${direction(d)} ${d === Direction.Descending ? "NULLS LAST" : "NULLS FIRST"}`,
-  position: (h, n) => `strpos(${h}, ${n})`,
-  length: (e) => `char_length(${e})`,
-  enumText: (e) => `CAST(${e} AS text)`,
-  statement: (sql) => sql,
-};
+import { type SqlDialect, sqlDirection } from "../sql-dialect.js";
 
 /**
  * `lower()` of the MySQL family, through a Unicode collation's case tables: LOWER under the
@@ -82,11 +22,17 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   exact: (e) => `CAST(${e} AS BINARY)`,
   calendarDate: (e) => `DATE(${e})`,
   // MariaDB/MySQL already put nulls first ascending and last descending.
-  orderTerm: (e, d) => `${e} ${direction(d)}`,
+  orderTerm: (e, d) => `${e} ${sqlDirection(d)}`,
   position: (h, n) => `LOCATE(CAST(${n} AS BINARY), CAST(${h} AS BINARY))`,
   length: (e) => `CHAR_LENGTH(${e})`,
   enumText: (e) => `CAST(${e} AS CHAR)`,
   statement: (sql) => sql,
+  driverValue: (value) => value,
+  inlinesNumberParameters: false,
+  pooled: true,
+  upsertReturning: false,
+  notifications: false,
+  prepare: () => undefined,
 });
 
 /** MySQL 8 (and a MySQL server whose version is not known yet). */
@@ -126,32 +72,10 @@ const atLeast = ([major, minor]: [number, number], wantMajor: number, wantMinor:
  * differ in per-statement settings and collations. MariaDB's versions start at 10 (its 5.x
  * releases predate both), MySQL's run 5.x, 8.x, 9.x.
  */
-function mysqlFamilyOf(dataSource: DataSource): SqlDialect {
+export function mysqlFamilyOf(dataSource: DataSource): SqlDialect {
   const serverVersion = (dataSource.driver as { version?: string } | undefined)?.version;
   if (!serverVersion) return dataSource.options.type === "mariadb" ? mariadb : mysql;
   const version = versionOf(serverVersion);
   if (dataSource.options.type === "mariadb" || version[0] >= 10) return atLeast(version, 10, 10) ? mariadb : mariadb105;
   return atLeast(version, 8, 0) ? mysql : mysql57;
-}
-
-export function dialectOf(dataSource: DataSource): SqlDialect {
-  switch (dataSource.options.type) {
-    case "better-sqlite3":
-    case "sqljs":
-    case "capacitor":
-    case "expo":
-    case "react-native":
-    case "nativescript":
-      return sqlite;
-    case "postgres":
-    case "cockroachdb":
-    case "aurora-postgres":
-      return postgres;
-    case "mariadb":
-    case "mysql":
-    case "aurora-mysql":
-      return mysqlFamilyOf(dataSource);
-    default:
-      return fail(Codes.EntityNotSupported, `QueryLib supports SQLite, PostgreSQL and MySQL/MariaDB, not "${dataSource.options.type}"`);
-  }
 }
