@@ -130,7 +130,7 @@ export function orderTerms(scope: Scope, keys: readonly OrderKey[]): OrderTerm[]
     const nullable = key.value.kind === "reduced" || key.value.column.nullable || key.value.hops.length > 0;
     const direction = key.direction === Direction.Descending ? "DESC" : "ASC";
     // A non-nullable key keeps the plain term so an index can serve it.
-    const nulls = scope.writer.dialect.name === "postgres" && nullable ? (direction === "DESC" ? "NULLS LAST" : "NULLS FIRST") : undefined;
+    const nulls = scope.writer.dialect.explicitNullsOrder && nullable ? (direction === "DESC" ? "NULLS LAST" : "NULLS FIRST") : undefined;
     terms.push({ term, direction, ...(nulls ? { nulls } : {}) });
   }
   return terms;
@@ -140,7 +140,7 @@ export function orderTerms(scope: Scope, keys: readonly OrderKey[]): OrderTerm[]
 export function addOrderTerm(qb: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, term: string, direction: Direction, nullable: boolean): void {
   if (term in qb.expressionMap.orderBys) return; // an earlier key already orders by it
   const dir = direction === Direction.Descending ? "DESC" : "ASC";
-  if (dialect.name === "postgres" && nullable) qb.addOrderBy(term, dir, dir === "DESC" ? "NULLS LAST" : "NULLS FIRST");
+  if (dialect.explicitNullsOrder && nullable) qb.addOrderBy(term, dir, dir === "DESC" ? "NULLS LAST" : "NULLS FIRST");
   else qb.addOrderBy(term, dir);
 }
 

@@ -16,28 +16,28 @@ export interface CompiledSummary {
   readonly countParameters: Record<string, unknown>;
 }
 
-/** MySQL's default collations would merge "alice" and "Alice": text groups and extremes compare bytes there. */
+/** A lenient collation (MySQL's) would merge "alice" and "Alice": text groups and extremes compare bytes there. */
 const exactText = (scope: Scope, member: ColumnMember) =>
-  scope.writer.dialect.name === "mysql" && (member.fieldKind === "text" || member.fieldKind === "enum" || member.fieldKind === "uuid");
+  scope.writer.dialect.lenientCollation && (member.fieldKind === "text" || member.fieldKind === "enum" || member.fieldKind === "uuid");
 
 export function aggregateExpression(scope: Scope, a: Aggregate): string {
   const { dialect } = scope.writer;
   const column = a.value ? sortableColumn(scope, a.value.hops, a.value.column) : "*";
   if (a.value && exactText(scope, a.value.column)) {
     if (a.aggregator === Aggregator.CountDistinct) return `COUNT(DISTINCT ${dialect.exact(column)})`;
-    if (a.aggregator !== Aggregator.Count) return `CONVERT(${exactExtreme(scope, a, column)} USING utf8mb4)`;
+    if (a.aggregator !== Aggregator.Count) return dialect.textOfExact(exactExtreme(scope, a, column));
   }
-  // PostgreSQL has no MIN/MAX for boolean: the smallest is "all true", the largest "any true".
-  if (a.value?.column.fieldKind === "boolean" && dialect.name === "postgres") {
-    if (a.aggregator === Aggregator.FirstOrDefault) return `BOOL_AND(${column})`;
-    if (a.aggregator === Aggregator.LastOrDefault) return `BOOL_OR(${column})`;
+  // Booleans are only ever FirstOrDefault/LastOrDefault (MIN/MAX), which a dialect may spell otherwise.
+  if (a.value?.column.fieldKind === "boolean" && (a.aggregator === Aggregator.FirstOrDefault || a.aggregator === Aggregator.LastOrDefault)) {
+    const extreme = dialect.booleanExtreme(column, a.aggregator === Aggregator.LastOrDefault);
+    if (extreme !== null) return extreme;
   }
   switch (a.aggregator) {
     case Aggregator.Count: return "COUNT(*)";
     case Aggregator.CountDistinct: return `COUNT(DISTINCT ${column})`;
     case Aggregator.Sumation: return `SUM(${column})`;
-    // A double on every dialect (MySQL would round a decimal average to 4 places).
-    case Aggregator.Average: return `AVG(${dialect.name === "sqlite" ? column : `CAST(${column} AS ${dialect.name === "postgres" ? "double precision" : "DOUBLE"})`})`;
+    // A double on every dialect.
+    case Aggregator.Average: return dialect.average(column);
     case Aggregator.Minimum:
     case Aggregator.FirstOrDefault: return `MIN(${column})`;
     case Aggregator.Maximum:
@@ -45,13 +45,13 @@ export function aggregateExpression(scope: Scope, a: Aggregate): string {
   }
 }
 
-/** MIN/MAX of a text column by its bytes (MySQL): exact, and in code point order. */
+/** MIN/MAX of a text column by its bytes (a lenient collation's): exact, and in code point order. */
 function exactExtreme(scope: Scope, a: Aggregate, column: string): string {
   const fn = a.aggregator === Aggregator.Minimum || a.aggregator === Aggregator.FirstOrDefault ? "MIN" : "MAX";
   return `${fn}(${scope.writer.dialect.exact(column)})`;
 }
 
-/** A text extreme on MySQL sorts by its bytes, as the keys do (not by the converted text's collation). */
+/** A text extreme under a lenient collation sorts by its bytes, as the keys do (not by the converted text's collation). */
 function aggregateOrderTerm(scope: Scope, a: Aggregate, expression: string): string {
   const extreme = a.aggregator !== Aggregator.Count && a.aggregator !== Aggregator.CountDistinct;
   if (!a.value || !extreme || !exactText(scope, a.value.column)) return expression;

@@ -49,6 +49,101 @@ export interface SqlDialect {
   readonly notifications: boolean;
   /** Prepares a DataSource before QueryLib's first statement on it (SQLite's user functions). */
   prepare(dataSource: DataSource): void;
+
+  // Compiler overrides: where the family's SQL differs from what lib/compile/ writes for all.
+  /** Appended inside a collection's EXISTS subquery. */
+  readonly existsSuffix: string;
+  /** ORDER BY spells NULLS FIRST/LAST out for a nullable key (the family's default differs). */
+  readonly explicitNullsOrder: boolean;
+  /**
+   * The default collations merge case and accent variants and pad spaces (MySQL): text group
+   * keys, extremes and distinct counts compare bytes, and exact tests are casts no index serves,
+   * so a plain comparison beside them narrows first.
+   */
+  readonly lenientCollation: boolean;
+  /** Equality with an enum's own labels compares the column itself, typed as the enum (an index serves it). */
+  readonly enumEqualityOnColumn: boolean;
+  /** A native uuid type that compares (and lists) as itself; null: uuids compare as lower-cased text. */
+  readonly uuidType: string | null;
+  /** The text of an expression made exact (MySQL: bytes back to text); identity where exact() is. */
+  textOfExact(expr: string): string;
+  /** A double-precision average of a numeric expression. */
+  average(expr: string): string;
+  /** The smallest (false) or largest (true) boolean, where MIN/MAX do not take one; null: MIN/MAX. */
+  booleanExtreme(expr: string, largest: boolean): string | null;
+  /** An instant's parameter as the family must see it to keep its fraction; null: the parameter as it is. */
+  instantParameter(placeholder: string): string | null;
+  /** A number's parameter against an integer column or an aggregate (PostgreSQL types it by the column). */
+  numberParameter(placeholder: string, value: unknown, integerTarget: boolean): string;
+  /** The element type and range of lists against an integer column of this type; null: untyped lists. */
+  integerListType(columnType: string | null): { type: string; min: number; max: number } | null;
+  /** The element type of number lists against a column of this type (null: an aggregate), or null: untyped. */
+  numberListType(columnType: string | null): string | null;
+  /** Whether a list of text against a column of this type may be typed as text. */
+  plainTextType(columnType: string): boolean;
+  /** `left IN list` / `NOT IN` with the whole list bound at once (see ListSite). */
+  valueList(site: ListSite): string;
+  /** A text list, exact or folded (`IIn`/`INotIn`). */
+  textList(site: ListSite, insensitive: boolean): string;
+  /** Contains/StartsWith/EndsWith where LIKE does not decide as the shared SQL writes it; null: the shared SQL. */
+  textPattern(site: PatternSite): string | null;
+}
+
+/** How a dialect binds values in the SQL it writes (the compiler's SqlWriter). */
+export interface Binder {
+  param(value: unknown): string;
+  /** A whole list as ONE parameter (an array, JSON text). */
+  list(value: readonly unknown[] | string): string;
+  /** A whole list as one spread parameter (`:...name`): a placeholder per value when finished. */
+  spread(values: readonly unknown[]): string;
+}
+
+/**
+ * A value list, as the shared compiler hands it to a dialect. Never a NULL in `values` (no value
+ * coerces to NULL): `x <> ALL (…)` and `NOT IN` are then NULL only for a NULL x (the null guard).
+ */
+export interface ListSite {
+  readonly left: string;
+  readonly negated: boolean;
+  readonly values: readonly unknown[];
+  /** The element type of a typed list (null: typed by the column, as a single parameter is). */
+  readonly arrayType: string | null;
+  /** Lower-case every element in SQL, as the I… operators lower each value. */
+  readonly foldElements: boolean;
+  /** The column `left` is, when it is one, inside a collection's EXISTS (run once per parent row). */
+  readonly correlatedColumn: { readonly integer: boolean; readonly text: boolean; readonly declaredType: string } | null;
+  readonly bind: Binder;
+}
+
+export type PatternKind = "contains" | "startsWith" | "endsWith";
+
+export interface PatternSite {
+  readonly expr: string;
+  readonly kind: PatternKind;
+  /** Non-empty. */
+  readonly needle: string;
+  /** The LIKE pattern of the needle, escaped with `!`. */
+  readonly pattern: string;
+  readonly insensitive: boolean;
+  readonly negated: boolean;
+  readonly bind: Binder;
 }
 
 export const sqlDirection = (d: Direction) => (d === Direction.Descending ? "DESC" : "ASC");
+
+/** The shared SQL, which a dialect overrides where it differs. */
+export const sharedSql = {
+  existsSuffix: "",
+  explicitNullsOrder: false,
+  lenientCollation: false,
+  enumEqualityOnColumn: false,
+  uuidType: null,
+  textOfExact: (expr: string) => expr,
+  booleanExtreme: () => null,
+  instantParameter: () => null,
+  numberParameter: (placeholder: string) => placeholder,
+  integerListType: () => null,
+  numberListType: () => null,
+  plainTextType: () => false,
+  textPattern: () => null,
+} satisfies Partial<SqlDialect>;
