@@ -8,7 +8,7 @@ import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "./source.js";
 import { checkUnguarded } from "./unguarded.js";
 import { PlanCache, digestOf, requestKey, requestOf } from "./plan-cache.js";
-import { ProjectionNode } from "../compile/projection.js";
+import { ProjectionNode } from "../plan/projection.js";
 import type { Connection } from "../execute/run-sql.js";
 
 /** `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */

@@ -8,7 +8,7 @@ import type { Hop } from "../resolve/resolved-path.js";
 import { Direction, Operator } from "../shapes/enums.js";
 import { compilePredicate } from "./compile-predicate.js";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
-import { ProjectionNode, buildProjection } from "./projection.js";
+import { ProjectionNode, buildProjection, primaryKeyOrder } from "../plan/projection.js";
 import { Scope, type ScopeJoin, SqlWriter, collectionFrom, columnMetadataOf, metadataOf, referenceOn } from "./sql-writer.js";
 
 export interface CompiledFilter {
@@ -108,11 +108,6 @@ export function filterBuilders(base: SelectQueryBuilder<ObjectLiteral>, f: Filte
 export function compileFilter(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: FilterPlan, rawWhere?: RawWhere): CompiledFilter {
   const fragments = compileFilterFragments(base.alias, dialect, plan, rawWhere);
   return { ...filterBuilders(base, fragments), projection: fragments.projection, fragments };
-}
-
-/** Ties are broken by primary key ascending, so paging is deterministic on every database. */
-export function primaryKeyOrder(root: EntityModel): OrderKey[] {
-  return root.primaryKeys.map((column) => ({ value: { kind: "column", hops: [], column }, direction: Direction.Ascending }));
 }
 
 export function applyOrders(qb: SelectQueryBuilder<ObjectLiteral>, scope: Scope, keys: readonly OrderKey[]): void {

@@ -4,10 +4,10 @@ import { DataType, Operator as Op } from "../shapes/enums.js";
 import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { ColumnMember } from "../model/entity-model.js";
 import type { TypedValue } from "../resolve/coerce-values.js";
-import type { Comparison, Predicate } from "../plan/nodes.js";
-import { isCaseInsensitive } from "../plan/operator-rules.js";
+import type { Comparison, Predicate, Test } from "../plan/nodes.js";
+import { type OrderedTest, type TextTest, operators, orderedTest, textTest } from "../shapes/operator-table.js";
 import { Scope, collectionFrom, columnMetadataOf } from "./sql-writer.js";
-import type { ListSite } from "../dialect/sql-dialect.js";
+import type { ListSite, PatternKind } from "../dialect/sql-dialect.js";
 
 export function compilePredicate(scope: Scope, predicate: Predicate): string {
   switch (predicate.kind) {
@@ -28,8 +28,6 @@ export function compilePredicate(scope: Scope, predicate: Predicate): string {
   }
 }
 
-/** What a test needs of a comparison: the operator, the DataType and the typed values. */
-export type Test = Pick<Comparison, "operator" | "dataType" | "values">;
 
 function compileComparison(scope: Scope, c: Comparison): string {
   const expr = scope.writer.column(scope.aliasAt(c.left.hops), columnMetadataOf(c.left.column));
@@ -137,32 +135,30 @@ function isIntegerColumn(column: ColumnMember): boolean {
  * index (`customerId = 10.99` finds customer 11), and PostgreSQL would need a numeric cast.
  */
 function compileIntegerTest(scope: Scope, expr: string, op: Op, values: readonly number[], placeholder: (v: unknown) => string, column: ColumnMember): string {
-  const [low, high] = values as [number, number];
-  const listType = op === Op.In || op === Op.NotIn ? scope.writer.dialect.integerListType(columnType(scope, column)) : null;
-  // A list binds as an array of the column's type: whole values out of the type's range can
-  // equal no stored value (nor exclude one), and would not convert.
-  const whole = values.filter((v) => Number.isInteger(v) && (!listType || (v >= listType.min && v <= listType.max)));
-  switch (op) {
-    case Op.Equal:
-    case Op.In:
-      return whole.length === 0 ? "1 = 0" : compileOrdered(scope, expr, op, whole, placeholder, listType?.type, column);
-    case Op.NotEqual:
-    case Op.NotIn:
-      // The null guard still holds when no whole value is left to exclude.
-      return whole.length === 0 ? `${expr} IS NOT NULL` : compileOrdered(scope, expr, op, whole, placeholder, listType?.type, column);
-    case Op.GreaterThan:
-    case Op.LessThanOrEqual:
-      return compileOrdered(scope, expr, op, [Math.floor(low)], placeholder);
-    case Op.GreaterThanOrEqual:
-    case Op.LessThan:
-      return compileOrdered(scope, expr, op, [Math.ceil(low)], placeholder);
-    case Op.Between:
-    case Op.NotBetween:
-      return compileOrdered(scope, expr, op, [Math.ceil(low), Math.floor(high)], placeholder);
-    default:
-      throw new Error(`internal: ${op} is not an ordered comparison`);
+  const { test, negated } = operators[op];
+  const listType = test === "in" ? scope.writer.dialect.integerListType(columnType(scope, column)) : null;
+  if (test === "equal" || test === "in") {
+    // A list binds as an array of the column's type: whole values out of the type's range can
+    // equal no stored value (nor exclude one), and would not convert.
+    const whole = values.filter((v) => Number.isInteger(v) && (!listType || (v >= listType.min && v <= listType.max)));
+    // The null guard still holds when no whole value is left to exclude.
+    if (whole.length === 0) return negated ? `${expr} IS NOT NULL` : "1 = 0";
+    return compileOrdered(scope, expr, op, whole, placeholder, listType?.type, column);
   }
+  return compileOrdered(scope, expr, op, wholeBounds[orderedTest(op)](values), placeholder);
 }
+
+/** A range's bounds as whole numbers that keep its answer on an integer column. */
+const wholeBounds: Readonly<Record<OrderedTest, (values: readonly number[]) => number[]>> = {
+  equal: (values) => [...values],
+  in: (values) => [...values],
+  greaterThan: ([low]) => [Math.floor(low!)],
+  lessThanOrEqual: ([low]) => [Math.floor(low!)],
+  greaterThanOrEqual: ([low]) => [Math.ceil(low!)],
+  lessThan: ([low]) => [Math.ceil(low!)],
+  between: ([low, high]) => [Math.ceil(low!), Math.floor(high!)],
+};
+
 
 /** The column's type as TypeORM creates it ("integer", "numeric", "character varying"…); null for an aggregate. */
 function columnType(scope: Scope, column: ColumnMember): string | null {
@@ -177,23 +173,23 @@ function plainTextColumn(scope: Scope, column: ColumnMember): boolean {
 
 /** `placeholderWraps`: `placeholder` writes more than a bare parameter (a cast), so a list binds value by value. */
 function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unknown[], placeholder = (v: unknown) => scope.writer.param(v), listType?: string | null, column?: ColumnMember, placeholderWraps = false): string {
+  const { negated } = operators[op];
   const p = (i: number) => placeholder(values[i]);
-  switch (op) {
-    case Op.Equal: return `${left} = ${p(0)}`;
-    case Op.NotEqual: return `${left} <> ${p(0)}`;
-    case Op.GreaterThan: return `${left} > ${p(0)}`;
-    case Op.GreaterThanOrEqual: return `${left} >= ${p(0)}`;
-    case Op.LessThan: return `${left} < ${p(0)}`;
-    case Op.LessThanOrEqual: return `${left} <= ${p(0)}`;
-    case Op.Between: return `(${left} >= ${p(0)} AND ${left} <= ${p(1)})`;
-    case Op.NotBetween: return `(${left} < ${p(0)} OR ${left} > ${p(1)})`;
-    case Op.In:
-    case Op.NotIn:
-      if (!placeholderWraps) return scope.writer.dialect.valueList(listSite(scope, left, op === Op.NotIn, values, listType ?? null, column));
-      return `${left} ${op === Op.In ? "IN" : "NOT IN"} (${values.map((_, i) => p(i)).join(", ")})`;
-    default: throw new Error(`internal: ${op} is not an ordered comparison`);
-  }
+  const list = () => (placeholderWraps
+    ? `${left} ${negated ? "NOT IN" : "IN"} (${values.map((_, i) => p(i)).join(", ")})`
+    : scope.writer.dialect.valueList(listSite(scope, left, negated, values, listType ?? null, column)));
+  return orderedSql[orderedTest(op)](left, p, negated, list);
 }
+
+const orderedSql: Readonly<Record<OrderedTest, (left: string, p: (i: number) => string, negated: boolean, list: () => string) => string>> = {
+  equal: (left, p, negated) => `${left} ${negated ? "<>" : "="} ${p(0)}`,
+  greaterThan: (left, p) => `${left} > ${p(0)}`,
+  greaterThanOrEqual: (left, p) => `${left} >= ${p(0)}`,
+  lessThan: (left, p) => `${left} < ${p(0)}`,
+  lessThanOrEqual: (left, p) => `${left} <= ${p(0)}`,
+  between: (left, p, negated) => (negated ? `(${left} < ${p(0)} OR ${left} > ${p(1)})` : `(${left} >= ${p(0)} AND ${left} <= ${p(1)})`),
+  in: (_left, _p, _negated, list) => list(),
+};
 
 /**
  * A value list for the dialect to bind at once (`In`/`NotIn` and their I… forms): the SQL text
@@ -209,37 +205,53 @@ function listSite(scope: Scope, left: string, negated: boolean, values: readonly
 
 const likeEscape = (text: string) => text.replace(/[!%_]/g, (ch) => `!${ch}`);
 
-/** `arrayType`: PostgreSQL's element type of a list against `expr` (null: typed by the column). */
-function compileText(scope: Scope, expr: string, c: Test, arrayType: string | null, column?: ColumnMember): string {
-  const { dialect } = scope.writer;
-  const param = (v: unknown) => scope.writer.param(v);
-  const values = c.values as string[];
-  const op = c.operator;
-  const insensitive = isCaseInsensitive(op);
-  const negated = op.includes("Not");
-  const base = op.replace(/^I(?=[A-Z])/, "").replace("Not", "") as Op; // Equal, Contains, StartsWith, EndsWith, In
-  const exact = dialect.exact;
+/** What a text test's SQL needs. */
+interface TextSite {
+  readonly scope: Scope;
+  readonly expr: string;
+  readonly values: readonly string[];
+  readonly negated: boolean;
+  readonly insensitive: boolean;
+  /** The element type of a typed list against `expr` (null: typed by the column). */
+  readonly arrayType: string | null;
+  readonly column: ColumnMember | undefined;
+}
 
-  if (base === Op.In) return dialect.textList(listSite(scope, expr, negated, values, arrayType, column), insensitive);
-  if (base === Op.Equal) {
+function compileText(scope: Scope, expr: string, c: Test, arrayType: string | null, column?: ColumnMember): string {
+  const { negated, caseInsensitive } = operators[c.operator];
+  return textSql[textTest(c.operator)]({ scope, expr, values: c.values as string[], negated, insensitive: caseInsensitive, arrayType, column });
+}
+
+const textSql: Readonly<Record<TextTest, (site: TextSite) => string>> = {
+  in: ({ scope, expr, values, negated, insensitive, arrayType, column }) =>
+    scope.writer.dialect.textList(listSite(scope, expr, negated, values, arrayType, column), insensitive),
+  equal: ({ scope, expr, values, negated, insensitive }) => {
+    const { dialect } = scope.writer;
+    const param = (v: unknown) => scope.writer.param(v);
     const cmp = negated ? "<>" : "=";
-    if (insensitive) return `${exact(dialect.lower(expr))} ${cmp} ${exact(dialect.lower(param(values[0])))}`;
-    const test = `${exact(expr)} ${cmp} ${exact(param(values[0]))}`;
+    if (insensitive) return `${dialect.exact(dialect.lower(expr))} ${cmp} ${dialect.exact(dialect.lower(param(values[0])))}`;
+    const test = `${dialect.exact(expr)} ${cmp} ${dialect.exact(param(values[0]))}`;
     // A lenient collation's exact test is a cast no index serves: the plain comparison (a
     // superset an index can find) narrows, the byte comparison decides.
     return dialect.lenientCollation && !negated ? `(${expr} ${cmp} ${param(values[0])} AND ${test})` : test;
-  }
+  },
+  contains: (site) => compilePattern(site, "contains", (needle) => `%${needle}%`),
+  startsWith: (site) => compilePattern(site, "startsWith", (needle) => `${needle}%`),
+  endsWith: (site) => compilePattern(site, "endsWith", (needle) => `%${needle}`),
+};
 
-  // Contains, StartsWith, EndsWith and their negations.
+/** Contains, StartsWith, EndsWith and their negations: LIKE, unless the dialect decides otherwise. */
+function compilePattern({ scope, expr, values, negated, insensitive }: TextSite, kind: PatternKind, around: (escaped: string) => string): string {
+  const { dialect } = scope.writer;
+  const param = (v: unknown) => scope.writer.param(v);
   const needle = values[0]!;
   if (needle === "") return negated ? "1 = 0" : `${expr} IS NOT NULL`;
-  const pattern = base === Op.Contains ? `%${likeEscape(needle)}%` : base === Op.StartsWith ? `${likeEscape(needle)}%` : `%${likeEscape(needle)}`;
-  const kind = base === Op.Contains ? "contains" : base === Op.StartsWith ? "startsWith" : "endsWith";
+  const pattern = around(likeEscape(needle));
   const own = dialect.textPattern({ expr, kind, needle, pattern, insensitive, negated, bind: scope.writer });
   if (own !== null) return own;
   const not = negated ? "NOT " : "";
-  if (insensitive) return `${not}${exact(dialect.lower(expr))} LIKE ${exact(dialect.lower(param(pattern)))} ESCAPE '!'`;
-  const like = `${exact(expr)} ${not}LIKE ${exact(param(pattern))} ESCAPE '!'`;
-  if (dialect.lenientCollation && !negated && base === Op.StartsWith) return `(${expr} LIKE ${param(pattern)} ESCAPE '!' AND ${like})`;
+  if (insensitive) return `${not}${dialect.exact(dialect.lower(expr))} LIKE ${dialect.exact(dialect.lower(param(pattern)))} ESCAPE '!'`;
+  const like = `${dialect.exact(expr)} ${not}LIKE ${dialect.exact(param(pattern))} ESCAPE '!'`;
+  if (dialect.lenientCollation && !negated && kind === "startsWith") return `(${expr} LIKE ${param(pattern)} ESCAPE '!' AND ${like})`;
   return like;
 }

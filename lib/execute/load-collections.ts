@@ -1,7 +1,7 @@
 // Selected collections load with one statement per collection level, keyed by the parents'
 // keys (`IN (…)` over distinct keys, in chunks), so the main statement never fans out.
 import { collectionParentKeys, selectProjection } from "../compile/compile-filter.js";
-import type { ProjectionNode } from "../compile/projection.js";
+import type { ProjectionNode } from "../plan/projection.js";
 import { Scope, SqlWriter, collectionFrom, columnMetadataOf } from "../compile/sql-writer.js";
 import { toPositional } from "../compile/to-positional.js";
 import { Codes, fail } from "../errors/codes.js";

@@ -3,7 +3,7 @@
 // How a node's rows are read is worked out once per compiled node (a reader), not per value:
 // a page of 100 rows × 14 columns would otherwise repeat the same metadata lookups 1,400 times.
 import type { Driver } from "typeorm";
-import type { ProjectedColumn, ProjectionNode } from "../compile/projection.js";
+import type { ProjectedColumn, ProjectionNode } from "../plan/projection.js";
 import { columnMetadataOf } from "../compile/sql-writer.js";
 import type { ColumnMember } from "../model/entity-model.js";
 import { type Hydrate, hydratorOf } from "./hydrate.js";

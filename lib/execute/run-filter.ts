@@ -3,7 +3,7 @@
 // collections.
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { type FilterFragments, type RawWhere, compileFilterFragments, filterBuilders } from "../compile/compile-filter.js";
-import type { ProjectionNode } from "../compile/projection.js";
+import type { ProjectionNode } from "../plan/projection.js";
 import { type Statement, toPositional } from "../compile/to-positional.js";
 import type { ObjectLiteral as Literal } from "typeorm";
 import type { FilterPlan } from "../plan/nodes.js";

@@ -2,9 +2,8 @@
 // the same null guard, collections as any-match.
 import { DataType, Operator as Op } from "../shapes/enums.js";
 import type { ColumnMember } from "../model/entity-model.js";
-import type { Predicate } from "../plan/nodes.js";
-import { isCaseInsensitive } from "../plan/operator-rules.js";
-import type { Test } from "../compile/compile-predicate.js";
+import type { Predicate, Test } from "../plan/nodes.js";
+import { type OrderedTest, type TextTest, operators, orderedTest, textTest } from "../shapes/operator-table.js";
 import { type Row, calendarDate, follow, normalize, readColumn } from "./values.js";
 import { foldCase } from "../dialect/fold-case.js";
 
@@ -59,38 +58,30 @@ function valueSet(t: Test, fold?: (value: string) => string): ReadonlySet<unknow
 }
 
 function testOrdered(value: unknown, op: Op, values: readonly unknown[], t?: Test): boolean {
-  const v = value as number;
-  const [a, b] = values as number[];
-  switch (op) {
-    case Op.Equal: return v === a;
-    case Op.NotEqual: return v !== a;
-    case Op.GreaterThan: return v > a!;
-    case Op.GreaterThanOrEqual: return v >= a!;
-    case Op.LessThan: return v < a!;
-    case Op.LessThanOrEqual: return v <= a!;
-    case Op.Between: return v >= a! && v <= b!;
-    case Op.NotBetween: return v < a! || v > b!;
-    case Op.In: return t ? valueSet(t).has(v) : values.includes(v);
-    case Op.NotIn: return t ? !valueSet(t).has(v) : !values.includes(v);
-    default: throw new Error(`internal: ${op} is not an ordered comparison`);
-  }
+  const { negated } = operators[op];
+  return orderedTests[orderedTest(op)](value as number, values as number[], t) !== negated;
 }
 
+const orderedTests: Readonly<Record<OrderedTest, (v: number, values: readonly number[], t: Test | undefined) => boolean>> = {
+  equal: (v, [a]) => v === a,
+  greaterThan: (v, [a]) => v > a!,
+  greaterThanOrEqual: (v, [a]) => v >= a!,
+  lessThan: (v, [a]) => v < a!,
+  lessThanOrEqual: (v, [a]) => v <= a!,
+  between: (v, [a, b]) => v >= a! && v <= b!,
+  in: (v, values, t) => (t ? valueSet(t).has(v) : values.includes(v)),
+};
+
 function testText(value: string, t: Test): boolean {
-  const insensitive = isCaseInsensitive(t.operator);
-  const fold = (s: string) => (insensitive ? foldCase(s) : s);
-  const field = fold(value);
-  const negated = t.operator.includes("Not");
-  const base = t.operator.replace(/^I(?=[A-Z])/, "").replace("Not", "");
-  if (base === "In") return valueSet(t, fold).has(field) !== negated;
-  const needle = fold((t.values as string[])[0]!);
-  let result: boolean;
-  switch (base) {
-    case "Equal": result = field === needle; break;
-    case "Contains": result = field.includes(needle); break;
-    case "StartsWith": result = field.startsWith(needle); break;
-    case "EndsWith": result = field.endsWith(needle); break;
-    default: throw new Error(`internal: ${t.operator} on text`);
-  }
-  return negated ? !result : result;
+  const { negated, caseInsensitive } = operators[t.operator];
+  const fold = (s: string) => (caseInsensitive ? foldCase(s) : s);
+  return textTests[textTest(t.operator)](fold(value), t, fold) !== negated;
 }
+
+const textTests: Readonly<Record<TextTest, (field: string, t: Test, fold: (s: string) => string) => boolean>> = {
+  in: (field, t, fold) => valueSet(t, fold).has(field),
+  equal: (field, t, fold) => field === fold((t.values as string[])[0]!),
+  contains: (field, t, fold) => field.includes(fold((t.values as string[])[0]!)),
+  startsWith: (field, t, fold) => field.startsWith(fold((t.values as string[])[0]!)),
+  endsWith: (field, t, fold) => field.endsWith(fold((t.values as string[])[0]!)),
+};

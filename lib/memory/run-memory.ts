@@ -3,8 +3,8 @@
 import { Aggregator, Direction, Intersection } from "../shapes/enums.js";
 import type { EmbeddedMember, EntityModel } from "../model/entity-model.js";
 import type { Aggregate, FilterPlan, HavingPredicate, OrderKey, SegmentPlan, SummaryPlan, ValueRef } from "../plan/nodes.js";
-import { ProjectionNode, buildProjection } from "../compile/projection.js";
-import { primaryKeyOrder } from "../compile/compile-filter.js";
+import { ProjectionNode, buildProjection } from "../plan/projection.js";
+import { primaryKeyOrder } from "../plan/projection.js";
 import { aggregateKind } from "../plan/build-summary.js";
 import { type FilterResult, type SummaryResult, pagedResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";

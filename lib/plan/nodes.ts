@@ -34,6 +34,9 @@ export interface Comparison {
   readonly values: readonly TypedValue[];
 }
 
+/** What a test needs of a comparison: the operator, the DataType and the typed values (Having's too). */
+export type Test = Pick<Comparison, "operator" | "dataType" | "values">;
+
 /** Any-match over a collection: true when at least one element satisfies the inner predicate. */
 export interface Exists {
   readonly kind: "exists";

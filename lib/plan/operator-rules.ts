@@ -1,23 +1,13 @@
-// Which Operator × DataType pairs mean something (2.1.5 §1.1), how many values each operator
-// takes (§1.2), and which DataTypes fit a column's kind (3.0: checked at validation).
+// Checks of a condition's operator against the operator table (shapes/operator-table.ts): its
+// DataType (2.1.5 §1.1), its number of values (§1.2), and which DataTypes fit a column's kind
+// (3.0: checked at validation).
 import { Codes, fail, requiredOneValue } from "../errors/codes.js";
 import { DataType, Operator as Op } from "../shapes/enums.js";
+import { operators, operatorsOf } from "../shapes/operator-table.js";
 import type { FieldKind } from "../model/field-kind.js";
 
-const textOps = Object.values(Op).filter((o) => o !== Op.GreaterThan && o !== Op.GreaterThanOrEqual && o !== Op.LessThan
-  && o !== Op.LessThanOrEqual && o !== Op.Between && o !== Op.NotBetween);
-const ordered = [Op.Equal, Op.NotEqual, Op.GreaterThan, Op.GreaterThanOrEqual, Op.LessThan, Op.LessThanOrEqual, Op.Between, Op.NotBetween, Op.IsNull, Op.IsNotNull];
-const caseSensitiveTextOps = [Op.Contains, Op.NotContains, Op.StartsWith, Op.NotStartsWith, Op.EndsWith, Op.NotEndsWith];
-
-export const supportedOperators: Readonly<Record<DataType, ReadonlySet<Op>>> = {
-  [DataType.Text]: new Set(textOps),
-  [DataType.Guid]: new Set([Op.Equal, Op.NotEqual, Op.In, Op.NotIn, Op.IsNull, Op.IsNotNull]),
-  [DataType.Number]: new Set([...ordered, Op.In, Op.NotIn]),
-  [DataType.Boolean]: new Set([Op.Equal, Op.NotEqual, Op.IsNull, Op.IsNotNull]),
-  [DataType.DateTime]: new Set(ordered),
-  [DataType.Date]: new Set(ordered),
-  [DataType.Enum]: new Set([Op.Equal, Op.NotEqual, Op.In, Op.NotIn, Op.IsNull, Op.IsNotNull, ...caseSensitiveTextOps]),
-};
+/** The operators of each DataType (2.1.5 §1.1), from the operator table. */
+export const supportedOperators: Readonly<Record<DataType, ReadonlySet<Op>>> = operatorsOf;
 
 const fittingKinds: Readonly<Record<DataType, readonly FieldKind[]>> = {
   [DataType.Text]: ["text", "enum", "uuid"],
@@ -30,22 +20,17 @@ const fittingKinds: Readonly<Record<DataType, readonly FieldKind[]>> = {
 };
 
 export function checkArity(operator: Op, count: number, where: string): void {
-  switch (operator) {
-    case Op.Between:
-    case Op.NotBetween:
+  switch (operators[operator].arity) {
+    case "two":
       if (count !== 2) fail(Codes.RequiredTwoValues, `${operator} takes exactly two values`, where);
       return;
-    case Op.In:
-    case Op.IIn:
-    case Op.NotIn:
-    case Op.INotIn:
+    case "oneOrMore":
       if (count < 1) fail(Codes.RequiredValues, `${operator} takes one or more values`, where);
       return;
-    case Op.IsNull:
-    case Op.IsNotNull:
+    case "none":
       if (count !== 0) fail(Codes.NotRequiredValues, `${operator} takes no values`, where);
       return;
-    default:
+    case "one":
       if (count !== 1) fail(requiredOneValue(operator), `${operator} takes exactly one value`, where);
   }
 }
@@ -62,4 +47,4 @@ export function checkFieldKind(dataType: DataType, kind: FieldKind, field: strin
   }
 }
 
-export const isCaseInsensitive = (operator: Op) => operator.startsWith("I") && operator !== Op.In && operator !== Op.IsNull && operator !== Op.IsNotNull;
+export const isCaseInsensitive = (operator: Op) => operators[operator].caseInsensitive;

@@ -7,7 +7,7 @@ import { parseShape } from "../api/to-list-async.js";
 import { type ParsedShape, type PreparedShape, type ShapeStatements, parseFilter, prepareParsed, runParsedInMemory, runPrepared, shapeKindOf, statementsOf } from "../api/run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
 import { PlanCache, digestOf, requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
-import { ProjectionNode } from "../compile/projection.js";
+import { ProjectionNode } from "../plan/projection.js";
 import type { Connection } from "../execute/run-sql.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";

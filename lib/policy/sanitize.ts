@@ -5,6 +5,7 @@
 import { Codes, fail, summaryOrderField } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Connector, DataType, Operator } from "../shapes/enums.js";
+import { operators as operatorTable } from "../shapes/operator-table.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
 import type { AggregateBy, Condition, ConditionGroup, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import type { EntityModel, MemberScope } from "../model/entity-model.js";
@@ -42,7 +43,7 @@ const deniedCode: Record<number, PolicyErrorCode> = {
 };
 
 /** Operators that pin a field to given values: what satisfies QpRequireWhere by default. */
-const pinningOperators = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn];
+const pinningOperators = Object.values(Operator).filter((op) => operatorTable[op].pinsValue);
 
 const dataTypeOfKind: Record<FieldKind, DataType> = {
   text: DataType.Text, uuid: DataType.Guid, number: DataType.Number, boolean: DataType.Boolean,
@@ -301,7 +302,7 @@ export class Sanitizer {
             policyError(PolicyErrorCode.MissingContextValue, `the context has no value "${attribute.contextValue}" required by ${describeSource(attribute, member)}`);
           }
         }
-        const values = Array.isArray(value) && [Operator.In, Operator.IIn, Operator.NotIn, Operator.INotIn].includes(attribute.operator) ? value : [value];
+        const values = Array.isArray(value) && operatorTable[attribute.operator].listValued ? value : [value];
         forced.push({ sort: forced.length + 1, field: member.property, dataType: dataTypeOfKind[column.fieldKind], operator: attribute.operator, values });
         this.forcedCount++;
         this.record(member.alias ?? member.property, "Where", PolicyAction.Injected, { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, member) });

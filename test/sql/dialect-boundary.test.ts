@@ -42,4 +42,11 @@ describe("Dialect boundary", () => {
     assert.deepEqual([sqlite, postgres, mysql].map((d) => d.pooled), [false, true, true]);
     assert.deepEqual([sqlite, postgres, mysql].map((d) => d.notifications), [false, true, false]);
   });
+
+  it("the in-memory target runs the plan without the SQL compiler: nothing in lib/memory/ imports lib/compile/", () => {
+    const offenders = sources(join(root, "lib", "memory"))
+      .filter((path) => /from "\.\.\/compile\//.test(readFileSync(path, "utf8")))
+      .map((path) => relative(root, path));
+    assert.deepEqual(offenders, []);
+  });
 });

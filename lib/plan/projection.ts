@@ -3,6 +3,13 @@
 // one more statement per collection level, keyed by their parents' keys (no join fan-out).
 import type { ColumnMember, EntityModel, MemberScope } from "../model/entity-model.js";
 import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
+import type { OrderKey } from "./nodes.js";
+import { Direction } from "../shapes/enums.js";
+
+/** Ties are broken by primary key ascending, so paging is deterministic on every target. */
+export function primaryKeyOrder(root: EntityModel): OrderKey[] {
+  return root.primaryKeys.map((column) => ({ value: { kind: "column", hops: [], column }, direction: Direction.Ascending }));
+}
 
 export interface ProjectedColumn {
   readonly member: ColumnMember;
