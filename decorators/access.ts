@@ -1,7 +1,7 @@
 // Access control: QpDeny, QpDenied, QpNo…, QpOperators, QpEntity.
 import { Operator } from "../lib/shapes/enums.js";
 import { PolicyFeature } from "../lib/shapes/policy-enums.js";
-import { QpDecoratorError, type QpEntityOptions, qpRegistry } from "./registry.js";
+import { QpDecoratorError, type QpEntityOptions, qpRegistry } from "../lib/registry/qp-registry.js";
 
 export interface Overridable {
   readonly overridable?: boolean;

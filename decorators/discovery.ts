@@ -1,7 +1,7 @@
 // Discovery, budget and audit: QpDescribe, QpAllowedValues, QpCost, QpAudit.
 import { PolicyFeature } from "../lib/shapes/policy-enums.js";
 import { type Overridable, fieldDecorator } from "./access.js";
-import { QpDecoratorError } from "./registry.js";
+import { QpDecoratorError } from "../lib/registry/qp-registry.js";
 
 export function QpDescribe(options: { label?: string; description?: string; group?: string; order?: number } & Overridable) {
   return fieldDecorator("QpDescribe", options.overridable, () => ({ kind: "describe", label: options.label, description: options.description, group: options.group, order: options.order }));

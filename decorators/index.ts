@@ -3,5 +3,5 @@ export { QpDeny, QpDenied, QpNoWhere, QpNoSelect, QpNoOrder, QpNoGroup, QpNoAggr
 export { QpAlias, QpForceWhere, QpRequireWhere } from "./injection.js";
 export { QpMask, QpMutate, QpDefault, QpGeneralize, QpTruncate, QpFormat } from "./transformation.js";
 export { QpDescribe, QpAllowedValues, QpCost, QpAudit } from "./discovery.js";
-export { QpDecoratorError, qpRegistry } from "./registry.js";
-export type { QpAttribute, MaskOptions, GeneralizeOptions, TransformOptions, IValueTransformer, QpEntityOptions } from "./registry.js";
+export { QpDecoratorError, qpRegistry } from "../lib/registry/qp-registry.js";
+export type { QpAttribute, MaskOptions, GeneralizeOptions, TransformOptions, IValueTransformer, QpEntityOptions } from "../lib/registry/qp-registry.js";

@@ -1,7 +1,7 @@
 // Injection: QpAlias, QpForceWhere, QpRequireWhere.
 import { Operator } from "../lib/shapes/enums.js";
 import { type Overridable, fieldDecorator } from "./access.js";
-import { QpDecoratorError, qpRegistry } from "./registry.js";
+import { QpDecoratorError, qpRegistry } from "../lib/registry/qp-registry.js";
 
 const identifier = /^[\p{L}_][\p{L}\p{Nd}_]*$/u;
 

@@ -3,7 +3,7 @@
 import { GeneralizeMode } from "../lib/shapes/policy-enums.js";
 import { fieldDecorator } from "./access.js";
 import { maskOptionsProblem, transformOptionsProblem } from "../lib/transform/mask-checks.js";
-import { type GeneralizeOptions, type IValueTransformer, type MaskOptions, QpDecoratorError, type TransformOptions } from "./registry.js";
+import { type GeneralizeOptions, type IValueTransformer, type MaskOptions, QpDecoratorError, type TransformOptions } from "../lib/registry/qp-registry.js";
 
 function checkTransform(target: Function, property: string, decorator: string, options: TransformOptions) {
   const problem = transformOptionsProblem(decorator, options);

@@ -23,7 +23,7 @@ export interface Decision {
   /** Sources that lost, for explain. */
   readonly overridden: readonly DecisionSource[];
   /** The mask settings when a rule decided Mask. */
-  readonly mask?: import("../../decorators/registry.js").MaskOptions | null;
+  readonly mask?: import("../registry/qp-registry.js").MaskOptions | null;
 }
 
 const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1 };

@@ -8,7 +8,7 @@ import { classPolicyOf } from "./entity-policy.js";
 import type { DataSource } from "typeorm";
 import type { Filter } from "../shapes/shapes.js";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
-import { sanitize } from "./guarded.js";
+import { sanitize } from "./sanitize-request.js";
 import { copyTrace } from "./trace.js";
 import { type DecisionTable, decisionTable } from "./decision-table.js";
 import { checkRuleTarget } from "./rule-checks.js";

@@ -1,6 +1,6 @@
 // An entity's decorators compiled once into per-member policies: aliases both ways, operator
 // limits, costs, forced and required predicates. Rebuilt only when the registry changes.
-import { type QpAttribute, qpRegistry } from "../../decorators/registry.js";
+import { type QpAttribute, qpRegistry } from "../registry/qp-registry.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { MemberScope } from "../model/entity-model.js";
 

@@ -18,7 +18,8 @@ import type { Filter, FilterInput, Segment, SegmentInput, Summary, SummaryInput 
 import { Codes, fail } from "../errors/codes.js";
 import type { QpPolicyContext } from "./context.js";
 import { QpPolicyEngine } from "./engine.js";
-import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, sanitizeSummary } from "./sanitize.js";
+import type { SanitizeResult } from "./sanitize.js";
+import { sanitize } from "./sanitize-request.js";
 import { applyRenames, renameKeys } from "./renames.js";
 import { applyTransforms } from "../transform/apply.js";
 import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
@@ -27,27 +28,6 @@ import { refusedAuditEvents } from "./refused-audit.js";
 
 export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
-}
-
-/**
- * Sanitizes a parsed request. Its trace may share entries with the engine's memos: hand out only
- * copyTrace(trace). `collect`, when given, receives every audit event the sanitizer built, also
- * when it throws (a refused request's events are rebuilt from them: refused-audit.ts).
- */
-export async function sanitize(
-  engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true, decisions?: DecisionTable,
-  collect?: QpAuditEvent[],
-): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
-  const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
-  sanitizer.audit = audit;
-  try {
-    const result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
-      : kind === "summary" ? sanitizeSummary(sanitizer, shape as Summary, getQueryString)
-        : sanitizeFilter(sanitizer, shape as Filter, getQueryString);
-    return { ...result, audited: sanitizer.audited };
-  } finally {
-    collect?.push(...sanitizer.audited);
-  }
 }
 
 /** A guarded shape ready to run again: its sanitized form, its statements and the audit events it records. */

@@ -1,7 +1,7 @@
 // Field references under a guard: a path is read segment by segment against each class's
 // aliases and members, so a case variant, an alias or any navigation path that reaches a
 // member is the same member, with the same decision.
-import { qpRegistry } from "../../decorators/registry.js";
+import { qpRegistry } from "../registry/qp-registry.js";
 import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";

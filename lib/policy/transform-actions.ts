@@ -3,7 +3,7 @@
 // rest), and the action of the member's Select entry: Defaulted, else Masked when a mask or a
 // truncation hides part of the value, else Generalized, else Mutated (QpMutate, QpFormat).
 import { PolicyAction, PolicyLevel } from "../shapes/policy-enums.js";
-import type { QpAttribute } from "../../decorators/registry.js";
+import type { QpAttribute } from "../registry/qp-registry.js";
 import { type MemberPolicy, describeSource } from "./entity-policy.js";
 
 export interface TransformStep {

@@ -1,7 +1,7 @@
 // Runtime rules: who (subject), what (entity public name, field path or wildcard), which
 // features, which effect (Allow, Mask with mask settings, Deny), and a priority. Validated on
 // write; a rule on a field sealed for those features is rejected.
-import type { MaskOptions } from "../../decorators/registry.js";
+import type { MaskOptions } from "../registry/qp-registry.js";
 import { LogicException } from "../errors/logic-exception.js";
 import { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
 import { maskOptionsProblem } from "../transform/mask-checks.js";

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { Column, Entity, PrimaryColumn, type DataSource, type EntityManager } from "typeorm";
 import { dialectOf } from "../dialect/dialect-of.js";
-import type { MaskOptions } from "../../decorators/registry.js";
+import type { MaskOptions } from "../registry/qp-registry.js";
 import type { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
 import { type QpRule, type QpRuleInput, normalizeRule } from "./rule.js";
 import type { IQpRuleStore, QpRuleSnapshotData } from "./store.js";

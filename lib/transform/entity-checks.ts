@@ -5,7 +5,7 @@
 // Every entity reachable through navigations is checked too, since a query can reach it. Run
 // for each exposed entity when an engine is built, and at the first guarded use of any other
 // entity; cached per entity until a decorator is added.
-import { qpRegistry } from "../../decorators/registry.js";
+import { qpRegistry } from "../registry/qp-registry.js";
 import type { EntityModel, MemberScope } from "../model/entity-model.js";
 import { classPolicyOf } from "../policy/entity-policy.js";
 import { QpConfigurationError } from "../policy/options.js";

@@ -1,6 +1,6 @@
 // A member's transformation decorators compiled into one chain (mutate → generalize → format →
 // mask → truncate; QpDefault short-circuits), checked once against the column it decorates.
-import type { GeneralizeOptions, IValueTransformer, MaskOptions, QpAttribute } from "../../decorators/registry.js";
+import type { GeneralizeOptions, IValueTransformer, MaskOptions, QpAttribute } from "../registry/qp-registry.js";
 import { MaskStrategy } from "../shapes/policy-enums.js";
 import type { FieldKind } from "../model/field-kind.js";
 import type { MemberPolicy } from "../policy/entity-policy.js";

@@ -1,7 +1,7 @@
 // The checks of a transformation decorator's settings, made when the decorator is applied. A
 // runtime Mask rule's settings go through maskOptionsProblem too, so a rule is refused exactly
 // when QpMask would be, with the same words. Each problem has a stable code beside its message.
-import type { MaskOptions, TransformOptions } from "../../decorators/registry.js";
+import type { MaskOptions, TransformOptions } from "../registry/qp-registry.js";
 import { MaskStrategy } from "../shapes/policy-enums.js";
 import { characters } from "./characters.js";
 import { admitMaskPattern } from "./linear-regex.js";

@@ -2,7 +2,7 @@
 // defined exactly in docs/TRANSFORMS.md (with tested inputs and outputs).
 import { HmacSha256 } from "./hmac-sha256.js";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
-import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
+import type { GeneralizeOptions, MaskOptions } from "../registry/qp-registry.js";
 import { characterView, characters, offsetAfter } from "./characters.js";
 import { type MaskPattern, maxRegexInput } from "./linear-regex.js";
 import { decimalText, multipleOf, roundTo, toDecimal } from "./decimal.js";

@@ -11,7 +11,7 @@ import {
   DatePart, GeneralizeMode, MaskStrategy, QpDecoratorError, QpFormat, QpGeneralize, QpInMemoryTokenVault, QpMask, QpPolicyContext, QpPolicyEngine,
   QpTruncate, applyPolicy,
 } from "../../lib/index.js";
-import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
+import type { GeneralizeOptions, MaskOptions } from "../../lib/registry/qp-registry.js";
 import { characters } from "../../lib/transform/characters.js";
 import { applyTextMask, hmac, maskRegex } from "../../lib/transform/strategies.js";
 import { compiledMaskPattern, maxRegexInput } from "../../lib/transform/linear-regex.js";

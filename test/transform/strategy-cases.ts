@@ -5,7 +5,7 @@
 // checks each is a row here).
 import { createHmac } from "node:crypto";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../../lib/index.js";
-import type { GeneralizeOptions, MaskOptions } from "../../decorators/registry.js";
+import type { GeneralizeOptions, MaskOptions } from "../../lib/registry/qp-registry.js";
 import { applyTextMask, format, generalize, hmac as hmacImpl, truncate } from "../../lib/transform/strategies.js";
 import { compiledMaskPattern } from "../../lib/transform/linear-regex.js";
 import { applyTransforms } from "../../lib/transform/apply.js";

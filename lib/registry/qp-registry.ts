@@ -1,7 +1,7 @@
 // One metadata registry for every Qp* decorator, keyed by entity class and property. It is
 // filled when classes are defined and read without TypeORM running; subclasses inherit.
-import type { Operator } from "../lib/shapes/enums.js";
-import type { DatePart, GeneralizeMode, MaskStrategy, PolicyFeature } from "../lib/shapes/policy-enums.js";
+import type { Operator } from "../shapes/enums.js";
+import type { DatePart, GeneralizeMode, MaskStrategy, PolicyFeature } from "../shapes/policy-enums.js";
 
 interface Common {
   /** The decorator's name, for traces and explanations ("QpDenied"). */

@@ -1,0 +1,33 @@
+// One parsed request through the policy: a Sanitizer for the caller's decisions, run for the
+// request's kind. Shared by the guarded queries (guarded.ts) and the engine's own dry runs
+// (engine.ts), which is why it is neither of them.
+import type { QpPolicyEngine } from "./engine.js";
+import type { QpPolicyContext } from "./context.js";
+import type { DecisionTable } from "./decision-table.js";
+import type { QpAuditEvent } from "./audit.js";
+import type { EntityModel } from "../model/entity-model.js";
+import type { ShapeKind } from "../parse/parse-shapes.js";
+import type { ParsedShape } from "../api/run-shape.js";
+import type { Filter, Segment, Summary } from "../shapes/shapes.js";
+import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, sanitizeSummary } from "./sanitize.js";
+
+/**
+ * Sanitizes a parsed request. Its trace may share entries with the engine's memos: hand out only
+ * copyTrace(trace). `collect`, when given, receives every audit event the sanitizer built, also
+ * when it throws (a refused request's events are rebuilt from them: refused-audit.ts).
+ */
+export async function sanitize(
+  engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true, decisions?: DecisionTable,
+  collect?: QpAuditEvent[],
+): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
+  const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
+  sanitizer.audit = audit;
+  try {
+    const result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
+      : kind === "summary" ? sanitizeSummary(sanitizer, shape as Summary, getQueryString)
+        : sanitizeFilter(sanitizer, shape as Filter, getQueryString);
+    return { ...result, audited: sanitizer.audited };
+  } finally {
+    collect?.push(...sanitizer.audited);
+  }
+}
