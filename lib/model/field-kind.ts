@@ -1,7 +1,14 @@
 // What kind of value a column holds, from TypeORM's column type. Decides which DataTypes a
 // condition may use on it and how values are coerced and compared.
+import { DataType } from "../shapes/enums.js";
 
 export type FieldKind = "text" | "uuid" | "number" | "boolean" | "datetime" | "date" | "enum" | "other";
+
+/** The DataType a condition on a field of each kind takes; null: none (a column of another type). */
+export const dataTypeOfKind: Readonly<Record<FieldKind, DataType | null>> = {
+  text: DataType.Text, uuid: DataType.Guid, number: DataType.Number, boolean: DataType.Boolean,
+  datetime: DataType.DateTime, date: DataType.Date, enum: DataType.Enum, other: null,
+};
 
 const byTypeName: Record<string, FieldKind> = {};
 const assign = (kind: FieldKind, names: string) => names.split(" ").forEach((n) => (byTypeName[n] = kind));

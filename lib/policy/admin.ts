@@ -4,7 +4,7 @@ import type { DataSource } from "typeorm";
 import { LogicException } from "../errors/logic-exception.js";
 import { Codes, fail } from "../errors/codes.js";
 import { type EntityModel, type MemberScope, modelOf, modelOfClass } from "../model/entity-model.js";
-import type { FieldKind } from "../model/field-kind.js";
+import { dataTypeOfKind } from "../model/field-kind.js";
 import { DataType, type Operator } from "../shapes/enums.js";
 import { PolicyEffect, PolicyFeature, singleFeatures } from "../shapes/policy-enums.js";
 import { supportedOperators } from "../plan/operator-rules.js";
@@ -39,9 +39,6 @@ export function entityClass(options: QpPolicyOptions, publicName: string): Funct
   return entity;
 }
 
-const dataTypeOf: Record<FieldKind, DataType | null> = {
-  text: DataType.Text, uuid: DataType.Guid, number: DataType.Number, boolean: DataType.Boolean, datetime: DataType.DateTime, date: DataType.Date, enum: DataType.Enum, other: null,
-};
 
 // ---- schema ---------------------------------------------------------------------------------
 
@@ -160,7 +157,7 @@ function describeField(step: PolicyMember, path: string, parent: string, allowed
   const values = attributes.find((a) => a.kind === "allowedValues");
   const operators = attributes.find((a) => a.kind === "operators");
   const column = step.member.kind === "column" ? step.member : null;
-  const dataType = column ? dataTypeOf[column.fieldKind] : null;
+  const dataType = column ? dataTypeOfKind[column.fieldKind] : null;
   let ops = allowed.includes(PolicyFeature.Where) && dataType ? [...supportedOperators[dataType]] : [];
   if (operators && operators.kind === "operators") ops = ops.filter((op) => (operators.allow ?? ops).includes(op) && !operators.deny.includes(op));
   const enumValues = column?.enumDefinition ? (Array.isArray(column.enumDefinition) ? column.enumDefinition : Object.values(column.enumDefinition as object)).map(String) : null;

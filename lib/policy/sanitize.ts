@@ -9,7 +9,7 @@ import { operators as operatorTable } from "../shapes/operator-table.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
 import type { AggregateBy, Condition, ConditionGroup, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import type { EntityModel, MemberScope } from "../model/entity-model.js";
-import type { FieldKind } from "../model/field-kind.js";
+import { dataTypeOfKind } from "../model/field-kind.js";
 import { buildSummaryPlan, groupKeyName } from "../plan/build-summary.js";
 import { buildCondition, bySort } from "../plan/build-predicate.js";
 import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
@@ -45,10 +45,6 @@ const deniedCode: Record<number, PolicyErrorCode> = {
 /** Operators that pin a field to given values: what satisfies QpRequireWhere by default. */
 const pinningOperators = Object.values(Operator).filter((op) => operatorTable[op].pinsValue);
 
-const dataTypeOfKind: Record<FieldKind, DataType> = {
-  text: DataType.Text, uuid: DataType.Guid, number: DataType.Number, boolean: DataType.Boolean,
-  datetime: DataType.DateTime, date: DataType.Date, enum: DataType.Enum, other: DataType.Text,
-};
 
 export interface SanitizeResult<S> {
   readonly shape: S;
@@ -303,7 +299,7 @@ export class Sanitizer {
           }
         }
         const values = Array.isArray(value) && operatorTable[attribute.operator].listValued ? value : [value];
-        forced.push({ sort: forced.length + 1, field: member.property, dataType: dataTypeOfKind[column.fieldKind], operator: attribute.operator, values });
+        forced.push({ sort: forced.length + 1, field: member.property, dataType: dataTypeOfKind[column.fieldKind] ?? DataType.Text, operator: attribute.operator, values });
         this.forcedCount++;
         this.record(member.alias ?? member.property, "Where", PolicyAction.Injected, { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, member) });
       }
