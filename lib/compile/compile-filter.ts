@@ -146,7 +146,6 @@ export function sortableColumn(scope: Scope, hops: readonly Hop[], column: Value
 }
 
 export function orderExpression(scope: Scope, value: ValueRef): string {
-  const writer = scope.writer;
   if (value.kind === "column") {
     // TypeORM's own `alias.property` form where possible: its skip/take paging understands it.
     if (value.column.fieldKind !== "enum") return `${scope.aliasAt(value.hops)}.${value.column.propertyPath}`;

@@ -1,7 +1,6 @@
 // Predicate → SQL text. Values only ever become placeholders. SQL's three-valued logic gives
 // 2.1.5's null guard for free: a comparison with NULL is never true, negated or not.
 import { DataType, Operator as Op } from "../shapes/enums.js";
-import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { ColumnMember } from "../model/entity-model.js";
 import type { TypedValue } from "../resolve/coerce-values.js";
 import type { Comparison, Predicate, Test } from "../plan/nodes.js";

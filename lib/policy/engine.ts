@@ -1,10 +1,8 @@
 // A policy engine: options frozen at construction, providers that prepare contexts. Several
 // independent engines may live in one process (tests, hosts with two data sources); QpPolicy
 // is the process-wide default and keeps the spec's configure-once rule.
-import { setUnguardedCheck } from "../api/unguarded.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpPolicyContext, type QpPolicyProviders } from "./context.js";
-import { classPolicyOf } from "./entity-policy.js";
 import type { DataSource } from "typeorm";
 import type { Filter } from "../shapes/shapes.js";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
@@ -146,10 +144,3 @@ export function addQpPolicies(section: Record<string, unknown> | undefined, conf
 export function resetDefaultPolicyEngineForTests(): void {
   defaultEngine = null;
 }
-
-// An entity marked QpEntity({ requirePolicy: true }) refuses every unguarded query function.
-setUnguardedCheck((model) => {
-  if (classPolicyOf(model.target).requirePolicy) {
-    policyError(PolicyErrorCode.PolicyRequired, `${model.name} requires a policy: query it through applyPolicy(source, context)`);
-  }
-});

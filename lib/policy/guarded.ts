@@ -14,7 +14,7 @@ import { type QpAuditEvent, recordAudit } from "./audit.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
-import type { Filter, FilterInput, Segment, SegmentInput, Summary, SummaryInput } from "../shapes/shapes.js";
+import type { Filter, FilterInput, Segment, SegmentInput, SummaryInput } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { QpPolicyContext } from "./context.js";
 import { QpPolicyEngine } from "./engine.js";
