@@ -13,7 +13,7 @@ import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
 import { type Connection, describeStatement, runStatement, withReadRunner } from "./run-sql.js";
 import { cachedTexts, joinKey } from "./sql-texts.js";
-import { pageOffset } from "../plan/build-filter.js";
+import { pageOffset } from "../shapes/page.js";
 
 const limitOffset = " LIMIT :ql_limit OFFSET :ql_offset";
 export const pageSuffix = (page: PageBy | null) => (page ? limitOffset : "");

@@ -10,7 +10,7 @@ import { type FilterResult, type SummaryResult, pagedResult } from "../shapes/re
 import type { PageBy } from "../shapes/shapes.js";
 import { matches, test } from "./evaluate-predicate.js";
 import { type Row, type TextComparer, compareNullable, compareText, compareValues, follow, normalize, readColumn } from "./values.js";
-import { pageOffset } from "../plan/build-filter.js";
+import { pageOffset } from "../shapes/page.js";
 
 export interface MemoryOptions {
   /**

@@ -74,8 +74,33 @@ export interface EntityModel {
   readonly metadata: EntityMetadata | null;
 }
 
-function allScopeColumns(scope: MemberScope): ColumnMember[] {
-  return scope.all().flatMap((m) => (m.kind === "column" ? [m] : m.kind === "embedded" ? allScopeColumns(m.scope) : []));
+/** A column under a scope, with its dotted path and each member on the way (embeddeds, then the column). */
+export interface ScopeColumnPath {
+  readonly column: ColumnMember;
+  readonly path: string;
+  /** Each member from the scope to the column, with the scope it belongs to. */
+  readonly steps: readonly { readonly scope: MemberScope; readonly member: ColumnMember | EmbeddedMember }[];
+}
+
+const columnPaths = new WeakMap<MemberScope, readonly ScopeColumnPath[]>();
+
+/**
+ * Every column of a scope, embedded members flattened, in declaration order: the one walk of a
+ * scope's columns (projections, the policy's default selection, primary keys). Once per scope:
+ * the model is fixed.
+ */
+export function columnPathsOf(scope: MemberScope): readonly ScopeColumnPath[] {
+  let paths = columnPaths.get(scope);
+  if (!paths) columnPaths.set(scope, (paths = walkColumns(scope, "", [])));
+  return paths;
+}
+
+function walkColumns(scope: MemberScope, prefix: string, via: ScopeColumnPath["steps"]): ScopeColumnPath[] {
+  return scope.all().flatMap((member) => {
+    if (member.kind === "column") return [{ column: member, path: prefix + member.name, steps: [...via, { scope, member }] }];
+    if (member.kind === "embedded") return walkColumns(member.scope, `${prefix}${member.name}.`, [...via, { scope, member }]);
+    return [];
+  });
 }
 
 const fromDataSource = new WeakMap<DataSource, Map<Function | string, EntityModel>>();
@@ -127,7 +152,7 @@ function buildFromMetadata(metadata: EntityMetadata, lookup: (t: Function | stri
   const scope = new MemberScope();
   fill(scope, metadata.ownColumns.filter((c) => !c.embeddedMetadata), metadata.embeddeds, metadata.ownRelations.filter((r) => !r.embeddedMetadata));
   // Keys are the scope's own member objects, so identity comparisons hold everywhere.
-  const columns = allScopeColumns(scope);
+  const columns = columnPathsOf(scope).map((c) => c.column);
   return {
     target: metadata.target as Function,
     name: metadata.name,

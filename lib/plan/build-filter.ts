@@ -1,7 +1,8 @@
 // Filter and Segment → plans. 2.1.5's order: where, then order, then page, then select.
 import { Codes, fail, orderFieldCannotEndOnCollection } from "../errors/codes.js";
 import { Direction } from "../shapes/enums.js";
-import type { ConditionGroup, Filter, OrderBy, PageBy, Segment } from "../shapes/shapes.js";
+import type { ConditionGroup, Filter, OrderBy, Segment } from "../shapes/shapes.js";
+import { checkPage } from "../shapes/page.js";
 import type { EntityModel } from "../model/entity-model.js";
 import { resolvePath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
@@ -49,20 +50,6 @@ function orderKey(root: EntityModel, order: OrderBy, where: string): { key: Orde
     ? { kind: "column" as const, hops: path.hops, column }
     : { kind: "reduced" as const, fn: order.direction === Direction.Descending ? "max" as const : "min" as const, hops: path.hops.slice(0, first), chain: path.hops.slice(first), column };
   return { key: { value, direction: order.direction }, path: path.path };
-}
-
-/**
- * Rows skipped before a page. Past Number.MAX_SAFE_INTEGER it stops there: every table ends long
- * before, so the page is empty either way, and the exact product (pageNumber 2^53 − 1 × pageSize
- * 1,025) was a float no driver takes as an OFFSET (a driver error on every database; found by the fuzzer).
- */
-export const pageOffset = (page: PageBy): number => Math.min((page.pageNumber - 1) * page.pageSize, Number.MAX_SAFE_INTEGER);
-
-export function checkPage(page: PageBy | null | undefined, where = "page"): PageBy | null {
-  if (!page) return null;
-  if (page.pageNumber < 1) fail(Codes.InvalidPageNumber, "pageNumber must be at least 1", `${where}.pageNumber`);
-  if (page.pageSize < 1) fail(Codes.InvalidPageSize, "pageSize must be at least 1", `${where}.pageSize`);
-  return page;
 }
 
 export function buildSelects(root: EntityModel, selects: readonly string[] | null | undefined): ResolvedPath[] | null {

@@ -13,7 +13,8 @@ import { coerceValue, toToken } from "../resolve/coerce-values.js";
 import type { Aggregate, GroupKey, HavingPredicate, SummaryOrder, SummaryPlan } from "./nodes.js";
 import { type PlanLimits, SubqueryBudget } from "./subquery-budget.js";
 import { bySort, checkUniqueSorts } from "./build-predicate.js";
-import { buildWhere, checkPage } from "./build-filter.js";
+import { buildWhere } from "./build-filter.js";
+import { checkPage } from "../shapes/page.js";
 import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
 
 const aliasPattern = /^[\p{L}_][\p{L}\p{Nd}_]*$/u;

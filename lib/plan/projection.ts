@@ -1,7 +1,7 @@
 // What a query reads and how rows become objects: a tree of nodes, one per entity reached.
 // Reference nodes read through joins of the main statement; collection nodes are loaded by
 // one more statement per collection level, keyed by their parents' keys (no join fan-out).
-import type { ColumnMember, EntityModel, MemberScope } from "../model/entity-model.js";
+import { type ColumnMember, type EntityModel, type MemberScope, columnPathsOf } from "../model/entity-model.js";
 import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
 import type { OrderKey } from "./nodes.js";
 import { Direction } from "../shapes/enums.js";
@@ -44,10 +44,10 @@ export class ProjectionNode {
 
 const scopeColumns = new WeakMap<MemberScope, readonly ColumnMember[]>();
 
-/** Every column of a scope, embedded members flattened; once per scope (the model is fixed). */
+/** Every column of a scope, embedded members flattened (columnPathsOf), as a list kept per scope. */
 export function allColumns(scope: MemberScope): readonly ColumnMember[] {
   let columns = scopeColumns.get(scope);
-  if (!columns) scopeColumns.set(scope, (columns = scope.all().flatMap((m) => (m.kind === "column" ? [m] : m.kind === "embedded" ? allColumns(m.scope) : []))));
+  if (!columns) scopeColumns.set(scope, (columns = columnPathsOf(scope).map((c) => c.column)));
   return columns;
 }
 

@@ -19,6 +19,7 @@ import type { QpPolicyContext } from "./context.js";
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type PolicyMember, policyMember, reference } from "./references.js";
+import { memberCost, referenceCost } from "./cost.js";
 import { forcedSourceOf } from "./entity-policy.js";
 import { outputChainOf } from "./sanitize.js";
 import type { TransformChain } from "../transform/field-transforms.js";
@@ -122,7 +123,7 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
     if ([...ref.path.hops.map((hop) => hop.to.target), target.target].some((t) => forcedSourceOf(t))) continue;
     response.roots.push(ref.publicPath);
     // A subtree request resets the cycle count: the subtree's own type counts once.
-    const crossedCost = [...ref.crossed, ref.end].reduce((sum, step) => sum + costOf(step, engine.options), 0);
+    const crossedCost = referenceCost(ref, engine.options.caps);
     walk(target.scope, target.target, ref.publicPath, 1, hops, new Map([[target.target, 1]]), crossedCost);
   }
   return response;
@@ -133,10 +134,7 @@ const describeOf = (step: PolicyMember) => {
   return describe && describe.kind === "describe" ? describe : null;
 };
 
-const costOf = (step: PolicyMember, options: QpPolicyOptions) => {
-  const cost = step.policy?.attributes.find((a) => a.kind === "cost");
-  return cost && cost.kind === "cost" ? cost.weight : options.caps.defaultFieldCost;
-};
+const costOf = (step: PolicyMember, options: QpPolicyOptions) => memberCost(step, options.caps);
 
 /** A chain's steps as labels, in the order they run (SPEC.md "Transform rules"; QpDefault short-circuits it). */
 function transformLabels(chain: TransformChain | null): string[] {

@@ -8,7 +8,7 @@ import { Connector, DataType, Operator } from "../shapes/enums.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
 import type { AggregateBy, Condition, ConditionGroup, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
-import type { EntityModel, MemberScope } from "../model/entity-model.js";
+import { type EntityModel, type MemberScope, columnPathsOf } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { buildSummaryPlan, groupKeyName } from "../plan/build-summary.js";
 import { buildCondition, bySort } from "../plan/build-predicate.js";
@@ -20,6 +20,7 @@ import { checkAliasCollisions, classPolicyOf, describeSource, forcedSourceOf } f
 import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
+import { referenceCost } from "./cost.js";
 import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";
 import { type RenameTree, addRename } from "./renames.js";
@@ -200,12 +201,7 @@ export class Sanitizer {
     if (navigationDepth(ref) > this.options.caps.maxNavigationDepth) {
       this.refuse(PolicyErrorCode.CapExceeded, `"${ref.publicPath}" crosses ${navigationDepth(ref)} navigations; MaxNavigationDepth is ${this.options.caps.maxNavigationDepth}`, where, ref.publicPath, "Query", null);
     }
-    this.cost += this.weight(ref.end) + ref.crossed.reduce((sum, m) => sum + this.weight(m), 0);
-  }
-
-  private weight(member: PolicyMember): number {
-    const cost = member.policy?.attributes.find((a) => a.kind === "cost");
-    return cost && cost.kind === "cost" ? cost.weight : this.options.caps.defaultFieldCost;
+    this.cost += referenceCost(ref, this.options.caps);
   }
 
   /** Allowed (possibly masked) → true; denied → throw, or false when the blocked action drops it. */
@@ -538,12 +534,16 @@ export function columnsOf(scope: MemberScope, owner: Function): readonly ScopeCo
   return columns;
 }
 
-function scopeColumnList(scope: MemberScope, owner: Function, prefix = "", via: PolicyMember[] = []): ScopeColumn[] {
-  return scope.all().flatMap((m) => {
-    const step = policyMember(owner, scope, m);
-    if (m.kind === "column") return [{ path: prefix + m.name, members: [...via, step] }];
-    if (m.kind === "embedded") return scopeColumnList(m.scope, m.target, `${prefix}${m.name}.`, [...via, step]);
-    return [];
+/** The columns of columnPathsOf with each step as a policy member (the embeddeds' owners on the way). */
+function scopeColumnList(scope: MemberScope, owner: Function): ScopeColumn[] {
+  return columnPathsOf(scope).map(({ path, steps }) => {
+    let stepOwner = owner;
+    const members = steps.map((step) => {
+      const member = policyMember(stepOwner, step.scope, step.member);
+      if (step.member.kind === "embedded") stepOwner = step.member.target;
+      return member;
+    });
+    return { path, members };
   });
 }
 

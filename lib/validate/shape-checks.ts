@@ -5,6 +5,7 @@ import { Codes, fail } from "../errors/codes.js";
 import type { ConditionGroup, Filter, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import { bySort, checkUniqueSorts } from "../plan/build-predicate.js";
 import { checkArity } from "../plan/operator-rules.js";
+import { checkPage } from "../shapes/page.js";
 
 export function checkGroupShape(group: ConditionGroup, where: string): void {
   checkUniqueSorts(group.conditions, Codes.ConditionsUniqueSort, `${where}.conditions`);
@@ -14,9 +15,7 @@ export function checkGroupShape(group: ConditionGroup, where: string): void {
 }
 
 export function checkPageShape(page: PageBy | null | undefined): void {
-  if (!page) return;
-  if (page.pageNumber < 1) fail(Codes.InvalidPageNumber, "pageNumber must be at least 1", "page.pageNumber");
-  if (page.pageSize < 1) fail(Codes.InvalidPageSize, "pageSize must be at least 1", "page.pageSize");
+  checkPage(page);
 }
 
 export function checkFilterShape(filter: Filter): void {
