@@ -13,8 +13,7 @@ import { checkRuleTarget } from "./rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
 import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, subjectKey } from "../rules/rule.js";
-import { modelOfClass } from "../model/entity-model.js";
-import { checkEntityTransforms } from "../transform/entity-checks.js";
+import { assertValidPolicy } from "./validate-policy.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
 
 let engineCount = 0;
@@ -27,7 +26,8 @@ export class QpPolicyEngine {
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
-    for (const [, entity] of this.options.entities.entries()) checkEntityTransforms(modelOfClass(entity));
+    // Validated once, whole: every configuration problem of the exposed entities at startup.
+    assertValidPolicy(this.options);
     this.ruleStore = providers.ruleStore ?? new QpInMemoryRuleStore();
     // An explicit notifier (Redis) wins over the store's own (PostgreSQL LISTEN/NOTIFY).
     this.snapshots = new RuleSnapshots(this.ruleStore, this.options, providers.clock, providers.ruleNotifier ?? this.ruleStore.changeNotifier ?? null);

@@ -36,12 +36,20 @@ export function classPolicyOf(target: Function): ClassPolicy {
   return policy;
 }
 
-/** An alias may not read as another member's name: that would make a path mean two things. */
-export function checkAliasCollisions(policy: ClassPolicy, scope: MemberScope): void {
+/** Every alias that reads as another member's name (each would make a path mean two things). */
+export function aliasCollisions(policy: ClassPolicy, scope: MemberScope): string[] {
+  const found: string[] = [];
   for (const [alias, property] of policy.aliases) {
     const clash = scope.all().find((m) => m.name.toLowerCase() === alias && m.name !== property);
-    if (clash) policyError(PolicyErrorCode.AmbiguousFieldName, `QpAlias "${policy.members.get(property)!.alias}" on ${policy.target.name}.${property} is also the name of ${policy.target.name}.${clash.name}`);
+    if (clash) found.push(`QpAlias "${policy.members.get(property)!.alias}" on ${policy.target.name}.${property} is also the name of ${policy.target.name}.${clash.name}`);
   }
+  return found;
+}
+
+/** An alias may not read as another member's name: that would make a path mean two things. */
+export function checkAliasCollisions(policy: ClassPolicy, scope: MemberScope): void {
+  const [first] = aliasCollisions(policy, scope);
+  if (first) policyError(PolicyErrorCode.AmbiguousFieldName, first);
 }
 
 /** "QpDenied on Patient.ssn" — with the member's public alias, so a trace never shows an internal name. */

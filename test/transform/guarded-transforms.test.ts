@@ -274,7 +274,9 @@ function configurationErrorOf(action: () => unknown): { code: string; message: s
   return "accepted";
 }
 
-const exposing = (entity: Function) => () => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(entity, "x") });
+// With a salt and a vault: these checks are about rule 2 alone (a missing salt or vault is a
+// configuration problem of its own, found at startup too: test/policy/validate-once.test.ts).
+const exposing = (entity: Function) => () => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(entity, "x"), hashSalt: SALT, tokenVault: new QpInMemoryTokenVault() });
 
 // =====================================================================================================
 
@@ -923,6 +925,6 @@ describe("Rule 2 at configure time (QpEntityCatalogue)", () => {
   });
 
   it("accepts the Null strategy on a number and masks after QpGeneralize/QpFormat", () => {
-    expect(() => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(TrHolder, "holder").expose(Member, "member").expose(TrBranch, "branch").expose(TrCard, "card") })).to.not.throw();
+    expect(() => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(TrHolder, "holder").expose(Member, "member").expose(TrBranch, "branch").expose(TrCard, "card"), hashSalt: SALT, tokenVault: new QpInMemoryTokenVault() })).to.not.throw();
   });
 });

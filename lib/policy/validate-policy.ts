@@ -1,0 +1,96 @@
+// The policy's configuration, validated once (Cedar's split): when an engine is built, over every
+// exposed entity and every entity a navigation reaches from one, every problem collected at once
+// instead of the first being found by some caller's first query. Guarded queries keep their own
+// checks for entities that are not exposed (and as a second line), but nothing here depends on
+// the caller. A policy linter belongs here too (issue #20).
+import { MaskStrategy } from "../shapes/policy-enums.js";
+import { type EntityModel, type MemberScope, modelOfClass } from "../model/entity-model.js";
+import { aliasCollisions, classPolicyOf } from "./entity-policy.js";
+import { isTransformAttribute, transformChainOf } from "../transform/field-transforms.js";
+import { PolicyErrorCode } from "../errors/policy-exception.js";
+import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
+
+export interface QpPolicyProblem {
+  /** A PolicyErrorCode's name (the error a query would have met) or a configuration code. */
+  readonly code: string;
+  /** "Entity.member", or the entity alone. */
+  readonly where: string;
+  readonly message: string;
+}
+
+type Needs = Pick<QpPolicyOptions, "hashSalt" | "tokenVault">;
+
+/** Every configuration problem of the exposed entities and those they reach; empty when there is none. */
+export function validatePolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault">): QpPolicyProblem[] {
+  const problems: QpPolicyProblem[] = [];
+  const seen = new Set<Function>();
+  for (const [, entity] of options.entities.entries()) collectProblems(modelOfClass(entity), { aliases: true, needs: options }, problems, seen);
+  return problems;
+}
+
+/**
+ * The problems of one entity and every entity its navigations reach. `aliases`: alias collisions
+ * too; `needs`: the salt and vault its masks need too (null: not checked, as for an entity met at
+ * a guarded query, whose rows are checked when transformed).
+ */
+export function collectProblems(model: EntityModel, what: { aliases: boolean; needs: Needs | null }, problems: QpPolicyProblem[] = [], seen = new Set<Function>()): QpPolicyProblem[] {
+  if (seen.has(model.target)) return problems;
+  seen.add(model.target);
+  if (what.aliases) {
+    for (const message of aliasCollisions(classPolicyOf(model.target), model.scope)) {
+      problems.push({ code: PolicyErrorCode[PolicyErrorCode.AmbiguousFieldName], where: model.name, message });
+    }
+  }
+  for (const reached of checkScope(model.scope, model.target, what.needs, problems)) collectProblems(reached, what, problems, seen);
+  return problems;
+}
+
+/** Throws one QpConfigurationError naming every problem (its code: the first problem's). */
+export function assertValidPolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault">): void {
+  const problems = validatePolicy(options);
+  if (problems.length === 0) return;
+  // One problem reads as itself; several as a list, each with its code and place.
+  const message = problems.length === 1
+    ? problems[0]!.message
+    : `the policy has ${problems.length} configuration problems:\n${problems.map((p) => `- ${p.code} at ${p.where}: ${p.message}`).join("\n")}`;
+  throw Object.assign(new QpConfigurationError(message, problems[0]!.code), { problems });
+}
+
+/** The members of one scope; returns the entities its navigations lead to. */
+function checkScope(scope: MemberScope, owner: Function, needs: Needs | null, problems: QpPolicyProblem[]): EntityModel[] {
+  const policies = classPolicyOf(owner).members;
+  const reached: EntityModel[] = [];
+  for (const member of scope.all()) {
+    const policy = policies.get(member.name);
+    const where = `${owner.name}.${member.name}`;
+    if (member.kind === "column") {
+      let chain;
+      try {
+        chain = transformChainOf(policy, member.fieldKind);
+      } catch (error) {
+        if (!(error instanceof QpConfigurationError)) throw error;
+        problems.push({ code: error.code, where, message: error.message });
+        continue;
+      }
+      if (!needs) continue;
+      if (chain?.mask?.strategy === MaskStrategy.Hash && (needs.hashSalt ?? "").length < 16) {
+        problems.push({ code: PolicyErrorCode[PolicyErrorCode.MissingHashSalt], where, message: `${chain.source} hashes values; set hashSalt (at least 16 characters)` });
+      }
+      if (chain?.mask?.strategy === MaskStrategy.Tokenize && !needs.tokenVault) {
+        problems.push({ code: PolicyErrorCode[PolicyErrorCode.MissingTokenVault], where, message: `${chain.source} tokenizes values; set tokenVault` });
+      }
+      continue;
+    }
+    const transform = policy?.attributes.find(isTransformAttribute);
+    if (transform) {
+      const what = member.kind === "embedded" ? `an embedded object (${member.target.name})` : `a navigation to ${member.target().name}`;
+      problems.push({
+        code: "TransformOnObjectMember", where,
+        message: `${transform.decorator} on ${where}: ${member.name} is ${what}; transformations apply to value columns, so decorate the members inside it instead`,
+      });
+    }
+    if (member.kind === "embedded") reached.push(...checkScope(member.scope, member.target, needs, problems));
+    else reached.push(member.target());
+  }
+  return reached;
+}

@@ -1,0 +1,86 @@
+// The policy's configuration is validated once, when an engine is built, and every problem is
+// collected (Cedar's split; issue #19): an alias that reads as another member's name, a Hash mask
+// without a salt, a Tokenize mask without a vault, a text mask on a number, a transformation on a
+// navigation, over every exposed entity and every entity a navigation reaches. Before, only the
+// transformations were checked at startup, one problem at a time; the alias, the salt and the
+// vault were found by some caller's first query.
+import "reflect-metadata";
+import { expect } from "chai";
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from "typeorm";
+import { MaskStrategy, QpAlias, QpConfigurationError, QpEntityCatalogue, QpInMemoryTokenVault, QpMask, QpPolicyEngine, QpTruncate } from "../../lib/index.js";
+import { type QpPolicyProblem, validatePolicy } from "../../lib/policy/validate-policy.js";
+
+@Entity("vo_reached")
+class VoReached {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  /** A text mask on a number: rule 2 (MaskNeedsTextMember), found through the navigation below. */
+  @QpMask({ strategy: MaskStrategy.Full }) @Column({ type: "int" }) amount!: number;
+}
+
+@Entity("vo_many_problems")
+class VoManyProblems {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  /** Public name "code", which is also the name of the member below (AmbiguousFieldName). */
+  @QpAlias("code") @Column({ type: "varchar", length: 20 }) secret!: string;
+  @Column({ type: "varchar", length: 20 }) code!: string;
+  @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 40 }) ref!: string;
+  @QpMask({ strategy: MaskStrategy.Tokenize }) @Column({ type: "varchar", length: 40 }) card!: string;
+  @Column({ type: "int" }) reachedId!: number;
+  /** A transformation on a navigation (TransformOnObjectMember). */
+  @QpTruncate(3) @ManyToOne(() => VoReached) @JoinColumn({ name: "reachedId" }) reached!: VoReached;
+}
+
+@Entity("vo_one_problem")
+class VoOneProblem {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 40 }) ref!: string;
+}
+
+const SALT = "validate-once-salt-0001";
+const exposing = (entity: Function) => new QpEntityCatalogue().expose(entity, "x");
+
+function refusal(action: () => unknown): QpConfigurationError & { problems: QpPolicyProblem[] } {
+  try {
+    action();
+  } catch (error) {
+    expect(error).to.be.instanceOf(QpConfigurationError);
+    return error as QpConfigurationError & { problems: QpPolicyProblem[] };
+  }
+  throw new Error("the engine was built");
+}
+
+describe("The policy validated once, at startup (issue #19)", () => {
+  it("an engine over an entity with five problems refuses to start and names all five, each with its code and place", () => {
+    const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoManyProblems) }));
+    expect(error.problems.map((p) => `${p.code} ${p.where}`)).to.have.members([
+      "AmbiguousFieldName VoManyProblems",
+      "MissingHashSalt VoManyProblems.ref",
+      "MissingTokenVault VoManyProblems.card",
+      "TransformOnObjectMember VoManyProblems.reached",
+      "MaskNeedsTextMember VoReached.amount",
+    ]);
+    expect(error.message).to.match(/^the policy has 5 configuration problems:/);
+    for (const problem of error.problems) expect(error.message).to.include(problem.message);
+    expect(error.code).to.equal(error.problems[0]!.code);
+  });
+
+  it("a salt and a vault remove their problems and nothing else", () => {
+    const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoManyProblems), hashSalt: SALT, tokenVault: new QpInMemoryTokenVault() }));
+    expect(error.problems.map((p) => p.code)).to.have.members(["AmbiguousFieldName", "TransformOnObjectMember", "MaskNeedsTextMember"]);
+  });
+
+  it("a salt shorter than 16 characters is a missing salt", () => {
+    expect(validatePolicy({ entities: exposing(VoOneProblem), hashSalt: "x".repeat(15), tokenVault: undefined }).map((p) => p.code)).to.deep.equal(["MissingHashSalt"]);
+    expect(validatePolicy({ entities: exposing(VoOneProblem), hashSalt: "x".repeat(16), tokenVault: undefined })).to.deep.equal([]);
+  });
+
+  it("one problem reads as itself: its message and its code", () => {
+    const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoOneProblem) }));
+    expect(error.code).to.equal("MissingHashSalt");
+    expect(error.message).to.equal("QpMask on VoOneProblem.ref hashes values; set hashSalt (at least 16 characters)");
+  });
+
+  it("an engine with nothing exposed starts; its entities are checked at their first guarded use, as before", () => {
+    expect(() => new QpPolicyEngine({})).to.not.throw();
+  });
+});
