@@ -1,16 +1,17 @@
 // The admin API as a Nest controller under the mapping's route prefix (one class per module
-// declaration, since a controller's path is fixed when its class is defined).
+// declaration, since a controller's path is fixed when its class is defined). Its methods are made
+// from the route table (handlers.ts, adminRoutes), which mapQpPolicyAdmin reads too: each route is
+// declared once, and a new route is a row there and a method of QpAdminHandlers.
 import {
-  Body, type CanActivate, Controller, Delete, type ExecutionContext, Get, HttpCode, Inject, Injectable, Param, Post, Query, Req, Res, SetMetadata, UseFilters, UseGuards,
+  Body, type CanActivate, Controller, Delete, type ExecutionContext, Get, Inject, Injectable, Param, Post, Query, Req, Res, SetMetadata, UseFilters, UseGuards,
 } from "@nestjs/common";
 import { HttpAdapterHost } from "@nestjs/core";
 import { QpExceptionFilter } from "../errors.js";
 import { QP_RUNTIME } from "../tokens.js";
 import type { QpAdminLevel, QpRuntime } from "../runtime.js";
-import { type QpAdminReply, QpAdminHandlers } from "./handlers.js";
+import { type QpAdminRoute, QpAdminHandlers, adminRoutes } from "./handlers.js";
 
 const levelKey = "querylib:admin-level";
-const AdminLevel = (level: QpAdminLevel) => SetMetadata(levelKey, level);
 
 /** Applies the read or write policy of the mapping to each admin route. */
 @Injectable()
@@ -24,56 +25,47 @@ export class QpAdminGuard implements CanActivate {
   }
 }
 
+const methodDecorator = { GET: Get, POST: Post, DELETE: Delete } as const;
+
+interface AdminControllerInstance {
+  readonly handlers: QpAdminHandlers;
+  readonly adapterHost: HttpAdapterHost;
+}
+
+/**
+ * A route's method: it hands the request to the route's handler and answers with the handler's
+ * status and body (the status set on the response, passed through, as each route decides its own:
+ * 201 for a new rule, 204 for a deletion).
+ */
+function defineRoute(prototype: object, route: QpAdminRoute): void {
+  const method = async function (this: AdminControllerInstance, request: object, body: unknown, query: Record<string, unknown>, params: Record<string, unknown>, response: object) {
+    const reply = await this.handlers.run(route.name, request, { body, query: query ?? {}, params: params ?? {} });
+    this.adapterHost.httpAdapter.status(response, reply.status);
+    return reply.body;
+  };
+  Object.defineProperty(method, "name", { value: route.name });
+  Object.defineProperty(prototype, route.name, { value: method, writable: true, configurable: true });
+  const descriptor = Object.getOwnPropertyDescriptor(prototype, route.name)!;
+  Req()(prototype, route.name, 0);
+  Body()(prototype, route.name, 1);
+  Query()(prototype, route.name, 2);
+  Param()(prototype, route.name, 3);
+  Res({ passthrough: true })(prototype, route.name, 4);
+  methodDecorator[route.method](route.path)(prototype, route.name, descriptor);
+  SetMetadata(levelKey, route.level)(prototype, route.name, descriptor);
+}
+
 export function createAdminController(routePrefix: string): new (...args: never[]) => unknown {
   @Controller(routePrefix)
   @UseGuards(QpAdminGuard)
   @UseFilters(QpExceptionFilter)
-  class QpPolicyAdminController {
-    private readonly handlers: QpAdminHandlers;
+  class QpPolicyAdminController implements AdminControllerInstance {
+    readonly handlers: QpAdminHandlers;
 
-    constructor(@Inject(QP_RUNTIME) runtime: QpRuntime, private readonly adapterHost: HttpAdapterHost) {
+    constructor(@Inject(QP_RUNTIME) runtime: QpRuntime, readonly adapterHost: HttpAdapterHost) {
       this.handlers = new QpAdminHandlers(runtime);
     }
-
-    private send(response: object, reply: QpAdminReply): unknown {
-      this.adapterHost.httpAdapter.status(response, reply.status);
-      return reply.body;
-    }
-
-    @Post("schema") @HttpCode(200) @AdminLevel("read")
-    async schema(@Req() request: object, @Body() body: unknown) {
-      return (await this.handlers.schema(request, body)).body;
-    }
-
-    @Get("rules") @AdminLevel("read")
-    async listRules(@Query() query: Record<string, unknown>) {
-      return (await this.handlers.listRules(query)).body;
-    }
-
-    @Post("rules") @AdminLevel("write")
-    async upsertRule(@Req() request: object, @Body() body: unknown, @Res({ passthrough: true }) response: object) {
-      return this.send(response, await this.handlers.upsertRule(request, body));
-    }
-
-    @Delete("rules/:id") @HttpCode(204) @AdminLevel("write")
-    async deleteRule(@Param() params: Record<string, unknown>) {
-      await this.handlers.deleteRule(params);
-    }
-
-    @Post("explain") @HttpCode(200) @AdminLevel("read")
-    async explain(@Req() request: object, @Body() body: unknown) {
-      return (await this.handlers.explain(request, body)).body;
-    }
-
-    @Post("simulate") @HttpCode(200) @AdminLevel("read")
-    async simulate(@Req() request: object, @Body() body: unknown) {
-      return (await this.handlers.simulate(request, body)).body;
-    }
-
-    @Get("health") @AdminLevel("read")
-    health() {
-      return this.handlers.health().body;
-    }
   }
+  for (const route of adminRoutes) defineRoute(QpPolicyAdminController.prototype, route);
   return QpPolicyAdminController;
 }

@@ -1,8 +1,7 @@
 // mapQpPolicyAdmin(app, options) (spec: `app.MapQpPolicyAdmin(options)`): the seven admin routes
 // registered directly on the application's HTTP adapter, with the same handlers, policies and
 // error bodies as the controller that QueryLibModule.forRoot({ admin }) declares.
-import type { HttpServer, INestApplication } from "@nestjs/common";
-import { ExecutionContextHost } from "@nestjs/core/helpers/execution-context-host.js";
+import type { ExecutionContext, HttpServer, INestApplication } from "@nestjs/common";
 import { QpConfigurationError } from "../../lib/index.js";
 import { httpErrorOf, QpHttpError } from "../errors.js";
 import type { QpAdminOptions, QpAuthorizationPolicy } from "../options.js";
@@ -46,6 +45,26 @@ async function jsonBody(request: AdapterRequest): Promise<unknown> {
 export class QpPolicyAdminRoutes {}
 
 /** Registers the admin routes of `runtime.admin` on `adapter`. */
+/**
+ * The ExecutionContext an authorization policy receives for an adapter route, as Nest builds one
+ * for a controller route (public interface only: Nest's own ExecutionContextHost is internal).
+ */
+function httpContext(args: unknown[], type: Function, handler: Function): ExecutionContext {
+  const [request, response, next] = args;
+  const http = { getRequest: () => request, getResponse: () => response, getNext: () => next };
+  const context = {
+    getClass: () => type,
+    getHandler: () => handler,
+    getArgs: () => args,
+    getArgByIndex: (index: number) => args[index],
+    getType: () => "http",
+    switchToHttp: () => http,
+    switchToRpc: () => { throw new Error("an admin route is HTTP"); },
+    switchToWs: () => { throw new Error("an admin route is HTTP"); },
+  };
+  return context as unknown as ExecutionContext;
+}
+
 export function mapAdminRoutes(adapter: HttpServer, runtime: QpRuntime): void {
   const admin = runtime.admin;
   if (!admin) throw new QpConfigurationError("the admin API has no mapping");
@@ -56,8 +75,7 @@ export function mapAdminRoutes(adapter: HttpServer, runtime: QpRuntime): void {
       const scope = scopeOf(request);
       scope.engine ??= runtime.engine;
       try {
-        const context = new ExecutionContextHost([request, response, next], QpPolicyAdminRoutes, handler);
-        context.setType("http");
+        const context = httpContext([request, response, next], QpPolicyAdminRoutes, handler);
         await runtime.authorize(route.level, request as { user?: unknown }, context);
         const body = route.method === "POST" ? await jsonBody(request) : undefined;
         const reply = await runInScope(scope, () => handlers.run(route.name, request, { body, query: request.query ?? {}, params: request.params ?? {} }));

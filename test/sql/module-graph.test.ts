@@ -61,4 +61,9 @@ describe("Module graph", () => {
     });
     assert.deepEqual(wrongWay, []);
   });
+
+  it("imports nothing from a package's internal paths (@nestjs/core/helpers/…): only what the packages export", () => {
+    const internal = files.flatMap((file) => [...readFileSync(file, "utf8").matchAll(/from\s+"(@nestjs\/[a-z-]+\/[^"]+)"/g)].map((m) => `${name(file)}: ${m[1]}`));
+    assert.deepEqual(internal, []);
+  });
 });
