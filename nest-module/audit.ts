@@ -10,7 +10,8 @@ import { Observable, from, mergeMap, catchError, throwError } from "rxjs";
 import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource } from "typeorm";
 import type { IQpAuditSink, QpAuditEvent, QpPolicyEngine, QpSubject } from "../lib/index.js";
 import { type QpRequestScope, runInScope, scopeOf } from "./request-scope.js";
-import { QP_RUNTIME, type QpRuntime } from "./tokens.js";
+import { QP_RUNTIME } from "./tokens.js";
+import type { QpRuntime } from "./runtime.js";
 
 /** An audit event as querylib/nest writes it: the engine's event plus the request it came from. */
 export interface QpRequestAuditEvent extends QpAuditEvent {

@@ -1,7 +1,7 @@
 // querylib/nest: QueryLibModule, QueryLibService, the admin API, the claims adapter and audit.
-export { QueryLibModule } from "./querylib.module.js";
+export { QueryLibModule, type QueryLibModuleAsyncOptions, type QueryLibModuleForRootOptions } from "./querylib.module.js";
 export { QueryLibService } from "./querylib.service.js";
-export type { QueryLibModuleOptions, QueryLibModuleAsyncOptions, QpAdminOptions, QpAuditModuleOptions, QpAuthorizationPolicy } from "./options.js";
+export type { QueryLibModuleOptions, QpAdminOptions, QpAuditModuleOptions, QpAuthorizationPolicy } from "./options.js";
 export { mapQpPolicyAdmin, QpPolicyAdminRoutes } from "./admin/map.js";
 export { createAdminController, QpAdminGuard } from "./admin/controller.js";
 export { adminRoutes, type QpAdminRoute, type QpAdminRouteName } from "./admin/handlers.js";

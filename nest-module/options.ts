@@ -54,18 +54,6 @@ export interface QueryLibModuleOptions {
   readonly dataSource?: DataSource;
 }
 
-export interface QueryLibModuleAsyncOptions {
-  readonly imports?: any[];
-  readonly inject?: any[];
-  readonly useFactory: (...args: any[]) => QueryLibModuleOptions | Promise<QueryLibModuleOptions>;
-  /**
-   * The admin mapping, when it is known where the module is declared: it becomes a Nest
-   * controller. An `admin` returned by `useFactory` instead is mapped on the HTTP adapter while
-   * the application initializes (same routes and behaviour).
-   */
-  readonly admin?: QpAdminOptions;
-}
-
 const moduleKeys = ["policies", "configure", "providers", "useDefaultEngine", "admin", "claims", "audit", "auditFailure", "authorizationPolicies", "dataSource"];
 const adminKeys = ["routePrefix", "readPolicy", "writePolicy", "allowAnonymousAccess"];
 const auditKeys = ["sink", "interceptor"];

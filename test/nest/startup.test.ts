@@ -6,7 +6,8 @@ import { expect } from "chai";
 import { ConfigModule, ConfigService } from "@nestjs/config";
 import { QpPolicy, QpTier } from "../../lib/index.js";
 import { resetDefaultPolicyEngineForTests } from "../../lib/policy/engine.js";
-import { QueryLibModule, QueryLibService, mapQpPolicyAdmin } from "../../nest-module/index.js";
+import { Injectable } from "@nestjs/common";
+import { QueryLibModule, type QueryLibModuleOptions, QueryLibService, mapQpPolicyAdmin } from "../../nest-module/index.js";
 import { accountsDatabase, call, callers, closeDatabases, defaultModuleOptions, startTestApp, startupError } from "./support.js";
 
 describe("querylib/nest startup", function () {
@@ -142,6 +143,23 @@ describe("querylib/nest startup", function () {
         const cap = await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1"), body: { page: { pageNumber: 1, pageSize: 8 } } });
         expect(cap.status).to.equal(400);
         expect(cap.body.errorCode).to.equal(9);
+        expect((await call(t.url, "GET", "/qp-admin/health", { claims: callers.reader })).status).to.equal(200);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it("with forRootAsync's useClass (Nest's ConfigurableModuleBuilder): a class that creates the options", async () => {
+      const dataSource = await accountsDatabase();
+      @Injectable()
+      class StrictOptions {
+        createQueryLibOptions(): QueryLibModuleOptions {
+          return { ...defaultModuleOptions(dataSource), policies: { Tier: "Strict", Caps: { MinGroupSize: 1 } } };
+        }
+      }
+      const t = await startTestApp({ dataSource, imports: [QueryLibModule.forRootAsync({ useClass: StrictOptions })] });
+      try {
+        expect(t.service.policyOptions.tier).to.equal(QpTier.Strict);
         expect((await call(t.url, "GET", "/qp-admin/health", { claims: callers.reader })).status).to.equal(200);
       } finally {
         await t.close();
