@@ -43,7 +43,9 @@ export function QpGeneralize(options: GeneralizeOptions) {
     }
     if (options.mode === GeneralizeMode.Bucket && options.step === undefined) throw new QpDecoratorError(target, property, "QpGeneralize Bucket needs a step");
     if (options.mode === GeneralizeMode.DatePart && !options.part) throw new QpDecoratorError(target, property, "QpGeneralize DatePart needs a part");
-    if (options.decimals !== undefined && (!Number.isInteger(options.decimals) || options.decimals < 0)) throw new QpDecoratorError(target, property, "QpGeneralize decimals must be an integer of at least 0");
+    if (options.decimals !== undefined && (!Number.isInteger(options.decimals) || options.decimals < 0)) {
+      throw new QpDecoratorError(target, property, "QpGeneralize decimals must be an integer of at least 0");
+    }
     checkTransform(target, property, "QpGeneralize", options);
     return { kind: "generalize", options };
   });

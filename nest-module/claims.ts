@@ -42,8 +42,12 @@ export function checkClaimsOptions(options: unknown, where = "claims"): void {
   if (options === null || typeof options !== "object") throw new QpConfigurationError(`${where} must be an object`);
   for (const [key, value] of Object.entries(options)) {
     if (!claimOptionKeys.includes(key)) throw new QpConfigurationError(`${where}.${key}: unknown option; expected one of ${claimOptionKeys.join(", ")}`);
-    if (["userClaim", "roleClaim", "tenantClaim"].includes(key) && (typeof value !== "string" || value === "")) throw new QpConfigurationError(`${where}.${key} must be a claim type (a non-empty string)`);
-    if (key === "customClaims" && (!Array.isArray(value) || value.some((c) => typeof c !== "string" || c === ""))) throw new QpConfigurationError(`${where}.customClaims must be an array of claim types`);
+    if (["userClaim", "roleClaim", "tenantClaim"].includes(key) && (typeof value !== "string" || value === "")) {
+      throw new QpConfigurationError(`${where}.${key} must be a claim type (a non-empty string)`);
+    }
+    if (key === "customClaims" && (!Array.isArray(value) || value.some((c) => typeof c !== "string" || c === ""))) {
+      throw new QpConfigurationError(`${where}.customClaims must be an array of claim types`);
+    }
     if (key === "valueClaims" && (value === null || typeof value !== "object" || Object.values(value).some((c) => typeof c !== "string" || c === ""))) {
       throw new QpConfigurationError(`${where}.valueClaims must map context value names to claim types`);
     }

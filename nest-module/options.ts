@@ -85,7 +85,8 @@ export function checkAdminOptions(admin: unknown, policies: Readonly<Record<stri
     if (name === undefined || name === null || name === "") {
       if (anonymous) continue;
       throw new QpConfigurationError(
-        `${where}.${key} is missing: the admin API needs both readPolicy and writePolicy, each naming an entry of authorizationPolicies (or allowAnonymousAccess: true when something in front of the application authorizes)`,
+        `${where}.${key} is missing: the admin API needs both readPolicy and writePolicy, each naming an entry of `
+          + "authorizationPolicies (or allowAnonymousAccess: true when something in front of the application authorizes)",
       );
     }
     if (typeof name !== "string") throw new QpConfigurationError(`${where}.${key} must be the name of an authorization policy`);

@@ -46,7 +46,10 @@ export function statementsOf(prepared: PreparedShape): ShapeStatements {
   return { data, count };
 }
 
-export function runParsedInMemory<T>(rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}, limits?: PlanLimits): FilterResult<T> | SummaryResult {
+export function runParsedInMemory<T>(
+  rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean,
+  options: MemoryOptions = {}, limits?: PlanLimits,
+): FilterResult<T> | SummaryResult {
   const data = rows as unknown as Row[];
   if (kind === "segment") return runSegmentInMemory<T>(data, buildSegmentPlan(model, shape as Segment, limits), getQueryString, options);
   if (kind === "summary") return runSummaryInMemory(data, buildSummaryPlan(model, shape as Summary, limits), getQueryString);

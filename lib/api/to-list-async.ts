@@ -26,7 +26,9 @@ export async function toListAsync<T extends ObjectLiteral>(source: QuerySource<T
   return runPrepared<T>(connection, prepared, true, getQueryString);
 }
 
-export async function toListAsyncDynamic<T extends ObjectLiteral>(source: QuerySource<T>, filter?: FilterInput | string | null, getQueryString = false): Promise<FilterResult<Record<string, unknown>>> {
+export async function toListAsyncDynamic<T extends ObjectLiteral>(
+  source: QuerySource<T>, filter?: FilterInput | string | null, getQueryString = false,
+): Promise<FilterResult<Record<string, unknown>>> {
   const { prepared, connection } = preparedShape(source, "filter", filter);
   return runPrepared<Record<string, unknown>>(connection, prepared, false, getQueryString) as Promise<FilterResult<Record<string, unknown>>>;
 }

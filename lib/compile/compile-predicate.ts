@@ -171,7 +171,10 @@ function plainTextColumn(scope: Scope, column: ColumnMember): boolean {
 }
 
 /** `placeholderWraps`: `placeholder` writes more than a bare parameter (a cast), so a list binds value by value. */
-function compileOrdered(scope: Scope, left: string, op: Op, values: readonly unknown[], placeholder = (v: unknown) => scope.writer.param(v), listType?: string | null, column?: ColumnMember, placeholderWraps = false): string {
+function compileOrdered(
+  scope: Scope, left: string, op: Op, values: readonly unknown[], placeholder = (v: unknown) => scope.writer.param(v),
+  listType?: string | null, column?: ColumnMember, placeholderWraps = false,
+): string {
   const { negated } = operators[op];
   const p = (i: number) => placeholder(values[i]);
   const list = () => (placeholderWraps

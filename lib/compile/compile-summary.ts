@@ -97,7 +97,12 @@ export function compileSummaryFragments(alias: string, dialect: SqlDialect, plan
   const aggregateExpressions = plan.aggregates.map((a) => aggregateExpression(scope, a));
   const having = plan.having ? compileHaving(scope, plan.having) : null;
   const orders = [
-    ...plan.orders.map((o) => ({ expression: "alias" in o.target ? aggregateOrderTerm(scope, o.target, aggregateExpressions[plan.aggregates.indexOf(o.target)]!) : keyOrderTerms[plan.keys.indexOf(o.target)]!, direction: o.direction })),
+    ...plan.orders.map((o) => ({
+      expression: "alias" in o.target
+        ? aggregateOrderTerm(scope, o.target, aggregateExpressions[plan.aggregates.indexOf(o.target)]!)
+        : keyOrderTerms[plan.keys.indexOf(o.target)]!,
+      direction: o.direction,
+    })),
     // Groups are unique by their keys: ordering by every key last makes pages deterministic.
     ...keyOrderTerms.map((expression) => ({ expression, direction: Direction.Ascending })),
   ];

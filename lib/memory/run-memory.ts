@@ -137,7 +137,9 @@ function havingMatches(values: Map<Aggregate, unknown>, having: HavingPredicate)
   }
   const a = having.aggregate;
   const kind = aggregateKind(a);
-  const column = kind === "number" || !a.value ? { kind: "column" as const, name: a.alias, propertyPath: a.alias, fieldKind: kind, nullable: true, enumDefinition: null, column: null } : a.value.column;
+  const column = kind === "number" || !a.value
+    ? { kind: "column" as const, name: a.alias, propertyPath: a.alias, fieldKind: kind, nullable: true, enumDefinition: null, column: null }
+    : a.value.column;
   return test(values.get(a), column, having);
 }
 

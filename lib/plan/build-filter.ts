@@ -72,7 +72,10 @@ export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: P
   checkUniqueSorts(segment.conditionSets, Codes.SetsUniqueSort, "conditionSets");
   const ordered = bySort(segment.conditionSets);
   ordered.forEach((set, i) => {
-    if (i > 0 && set.intersection === null) fail(Codes.RequiredIntersection, `condition set ${i + 1} (sort ${set.sort}) must name its intersection`, `conditionSets[${segment.conditionSets.indexOf(set)}].intersection`);
+    if (i > 0 && set.intersection === null) {
+      const where = `conditionSets[${segment.conditionSets.indexOf(set)}].intersection`;
+      fail(Codes.RequiredIntersection, `condition set ${i + 1} (sort ${set.sort}) must name its intersection`, where);
+    }
   });
   const sets = ordered.map((set, i) => ({
     intersection: i === 0 ? null : set.intersection,

@@ -19,7 +19,8 @@ export class SubqueryBudget {
     this.used += count;
     if (this.used > this.limits.maxSubqueries) {
       policyError(PolicyErrorCode.CapExceeded,
-        `the request needs ${this.used} correlated subqueries so far (one per collection a condition or an order crosses; conditions ORed on one collection share theirs); maxSubqueries is ${this.limits.maxSubqueries}`, path);
+        `the request needs ${this.used} correlated subqueries so far (one per collection a condition or an order crosses; `
+          + `conditions ORed on one collection share theirs); maxSubqueries is ${this.limits.maxSubqueries}`, path);
     }
   }
 }

@@ -149,7 +149,10 @@ function transformLabels(chain: TransformChain | null): string[] {
   ].filter((label): label is string => label !== null);
 }
 
-function describeField(step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], chain: TransformChain | null, decisions: DecisionTable, options: QpPolicyOptions, crossedCost: number): SchemaField {
+function describeField(
+  step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], chain: TransformChain | null,
+  decisions: DecisionTable, options: QpPolicyOptions, crossedCost: number,
+): SchemaField {
   const attributes = step.policy?.attributes ?? [];
   const describe = describeOf(step);
   const values = attributes.find((a) => a.kind === "allowedValues");
@@ -181,7 +184,9 @@ function describeField(step: PolicyMember, path: string, parent: string, allowed
 export interface ExplainDecision { feature: string; effect: PolicyEffect; level: number | null; source: string; overrode: string[]; ignored: { source: string; reason: string }[] }
 export interface ExplainResponse { entity: string; field: string; decisions: ExplainDecision[]; selectable: boolean; masked: boolean; mask: unknown }
 
-export async function explainOf(engine: AdminEngine, entity: string, request: { field?: string | null; paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext): Promise<ExplainResponse | { entity: string; fields: ExplainResponse[] }> {
+export async function explainOf(
+  engine: AdminEngine, entity: string, request: { field?: string | null; paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext,
+): Promise<ExplainResponse | { entity: string; fields: ExplainResponse[] }> {
   const root = entityClass(engine.options, entity);
   const decisions = await engine.decisionsAsync(context);
   if (request.field) {

@@ -113,7 +113,8 @@ function readOnlyCopy(value: unknown, path: string, within: readonly object[]): 
   if (Array.isArray(value)) return Object.freeze(value.map((item, i) => readOnlyCopy(item, `${path}[${i}]`, inner)));
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) {
-    throw new TypeError(`context value ${path} is a ${prototype?.constructor?.name ?? "non-plain object"}: a prepared context holds text, numbers, booleans, dates, arrays and plain objects, which it can keep read-only`);
+    throw new TypeError(`context value ${path} is a ${prototype?.constructor?.name ?? "non-plain object"}: a prepared context holds `
+      + "text, numbers, booleans, dates, arrays and plain objects, which it can keep read-only");
   }
   const copy: Record<string, unknown> = Object.create(prototype);
   for (const [key, item] of Object.entries(value)) copy[key] = readOnlyCopy(item, `${path}.${key}`, inner);

@@ -29,7 +29,8 @@ export interface Decision {
 const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1 };
 
 export function compareSources(a: DecisionSource, b: DecisionSource): number {
-  return a.level - b.level || b.specificity - a.specificity || b.priority - a.priority || effectStrength[b.effect] - effectStrength[a.effect] || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0);
+  return a.level - b.level || b.specificity - a.specificity || b.priority - a.priority
+    || effectStrength[b.effect] - effectStrength[a.effect] || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0);
 }
 
 /** Sources from a member's decorators for one feature. */

@@ -113,7 +113,11 @@ export class QpPolicyEngine {
   }
 }
 
-const isResolved = (options: object): options is QpPolicyOptions => "entities" in options && "caps" in options && typeof (options as QpPolicyOptions).maxSnapshotAge === "number" && typeof (options as QpPolicyOptions).refreshInterval === "number" && (options as QpPolicyOptions).caps !== undefined && "maxPageSize" in (options as QpPolicyOptions).caps;
+const isResolved = (options: object): options is QpPolicyOptions => {
+  const resolved = options as QpPolicyOptions;
+  return "entities" in options && "caps" in options && typeof resolved.maxSnapshotAge === "number"
+    && typeof resolved.refreshInterval === "number" && resolved.caps !== undefined && "maxPageSize" in resolved.caps;
+};
 
 let defaultEngine: QpPolicyEngine | null = null;
 

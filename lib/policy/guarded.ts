@@ -60,7 +60,9 @@ export function guardedKey(decisions: DecisionTable, values: string | null, kind
   return digestOf([kind, String(tableId), getQueryString ? "1" : "0", values, request]);
 }
 
-async function finish<R extends FilterResult<unknown>>(result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext): Promise<R & { policy: PolicyTrace }> {
+async function finish<R extends FilterResult<unknown>>(
+  result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext,
+): Promise<R & { policy: PolicyTrace }> {
   const rows = result.data as Record<string, unknown>[];
   for (const row of sanitized.hiddenKeys.length ? rows : []) for (const key of sanitized.hiddenKeys) delete row[key];
   await applyTransforms(rows, sanitized.transforms, { hashSalt: engine.options.hashSalt, vault: engine.options.tokenVault, context });
@@ -196,7 +198,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     return this.audited(kind, shape, async (collect) => {
       const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, undefined, collect);
-      return finish(runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString, {}, this.engine.options.caps), kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
+      const result = runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString, {}, this.engine.options.caps);
+      return finish(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
     });
   }
 

@@ -122,7 +122,9 @@ export class Sanitizer {
     const chain = this.chainOf(ref.end);
     if (!chain) return null;
     if (!chain.allowAggregate) {
-      this.refuse(PolicyErrorCode.TransformRequiresMaterialization, `${ref.publicPath} is transformed after the query runs (${chain.source}); its stored values cannot be used for ${feature} unless the decorator says allowAggregate`, where, ref.publicPath, feature, { level: null, source: chain.source });
+      const why = `${ref.publicPath} is transformed after the query runs (${chain.source}); `
+        + `its stored values cannot be used for ${feature} unless the decorator says allowAggregate`;
+      this.refuse(PolicyErrorCode.TransformRequiresMaterialization, why, where, ref.publicPath, feature, { level: null, source: chain.source });
     }
     if (chain.minGroupSize !== null) this.floor = Math.max(this.floor, chain.minGroupSize);
     return chain;
@@ -132,7 +134,10 @@ export class Sanitizer {
     return this.options.dryRun;
   }
 
-  private record(field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null, enforced = true, reason?: string, member?: PolicyMember, transforms?: readonly TransformStep[]) {
+  private record(
+    field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null,
+    enforced = true, reason?: string, member?: PolicyMember, transforms?: readonly TransformStep[],
+  ) {
     this.entries.push({
       field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}),
       ...(transforms ? { transforms: transforms.map((t) => ({ action: t.action, source: t.source })) } : {}),
@@ -188,7 +193,8 @@ export class Sanitizer {
     const hops = ref.path.end.kind === "relation" ? [...ref.path.hops, ref.path.end.hop] : ref.path.hops;
     for (const hop of hops) {
       const source = forcedSourceOf(hop.to.target);
-      if (source) return { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: `${source} (rows of ${hop.to.name} are reachable only as the query's root)`, overridden: [] };
+      const reason = `${source} (rows of ${hop.to.name} are reachable only as the query's root)`;
+      if (source) return { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: reason, overridden: [] };
     }
     return null;
   }
@@ -199,7 +205,8 @@ export class Sanitizer {
 
   private checkReference(ref: Reference, where: string): void {
     if (navigationDepth(ref) > this.options.caps.maxNavigationDepth) {
-      this.refuse(PolicyErrorCode.CapExceeded, `"${ref.publicPath}" crosses ${navigationDepth(ref)} navigations; MaxNavigationDepth is ${this.options.caps.maxNavigationDepth}`, where, ref.publicPath, "Query", null);
+      const why = `"${ref.publicPath}" crosses ${navigationDepth(ref)} navigations; MaxNavigationDepth is ${this.options.caps.maxNavigationDepth}`;
+      this.refuse(PolicyErrorCode.CapExceeded, why, where, ref.publicPath, "Query", null);
     }
     this.cost += referenceCost(ref, this.options.caps);
   }
@@ -297,7 +304,8 @@ export class Sanitizer {
         const values = Array.isArray(value) && operatorTable[attribute.operator].listValued ? value : [value];
         forced.push({ sort: forced.length + 1, field: member.property, dataType: dataTypeOfKind[column.fieldKind] ?? DataType.Text, operator: attribute.operator, values });
         this.forcedCount++;
-        this.record(member.alias ?? member.property, "Where", PolicyAction.Injected, { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, member) });
+        const level = attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute;
+        this.record(member.alias ?? member.property, "Where", PolicyAction.Injected, { level, source: describeSource(attribute, member) });
       }
     }
     if (forced.length === 0) return group;
@@ -308,7 +316,9 @@ export class Sanitizer {
 
   orders(orders: readonly OrderBy[] | null | undefined): OrderBy[] | null {
     if (!orders) return null;
-    if (orders.length > this.options.caps.maxOrderFields) this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
+    if (orders.length > this.options.caps.maxOrderFields) {
+      this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
+    }
     const kept: OrderBy[] = [];
     orders.forEach((order, i) => {
       const ref = reference(this.root, order.field, `orders[${i}].field`);
@@ -446,7 +456,9 @@ export class Sanitizer {
    * Count reads no field: COUNT(*)); anything else, a real name behind an alias included, is unknown.
    */
   summaryOrders(orders: readonly OrderBy[], keys: { canonical: string[]; publicKeys: string[]; refs: Reference[] }, aggregates: readonly AggregateBy[]): OrderBy[] {
-    if (orders.length > this.options.caps.maxOrderFields) this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
+    if (orders.length > this.options.caps.maxOrderFields) {
+      this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
+    }
     const kept: OrderBy[] = [];
     orders.forEach((order, i) => {
       const where = `orders[${i}].field`;
@@ -495,10 +507,13 @@ export class Sanitizer {
 
   finish<S>(shape: S, getQueryString: boolean, keyRenames: ReadonlyMap<string, string> = new Map(), hiddenKeys: readonly string[] = []): SanitizeResult<S> {
     const caps = this.options.caps;
-    if (this.conditionCount > caps.maxConditions) this.refuse(PolicyErrorCode.CapExceeded, `${this.conditionCount} conditions; MaxConditions is ${caps.maxConditions}`, "conditionGroup", "conditions", "Query", null);
+    if (this.conditionCount > caps.maxConditions) {
+      this.refuse(PolicyErrorCode.CapExceeded, `${this.conditionCount} conditions; MaxConditions is ${caps.maxConditions}`, "conditionGroup", "conditions", "Query", null);
+    }
     if (this.cost > caps.maxQueryCost) this.refuse(PolicyErrorCode.QueryCostExceeded, `the query costs ${this.cost}; MaxQueryCost is ${caps.maxQueryCost}`, "", "query", "Query", null);
     if (getQueryString && (this.options.tier === QpTier.Strict || this.forcedCount > 0)) {
-      this.refuse(PolicyErrorCode.QueryStringDenied, this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL", "getQueryString", "queryString", "Query", null);
+      const why = this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL";
+      this.refuse(PolicyErrorCode.QueryStringDenied, why, "getQueryString", "queryString", "Query", null);
     }
     // Value formats and DataType/operator pairs come after the policy (TYPESCRIPT-API.md "Order of
     // checks") and are checked here, before forced predicates wrap the caller's group, so that an

@@ -8,7 +8,10 @@ export enum DatePart { Year = "Year", Quarter = "Quarter", Month = "Month", Day 
 export enum QpTier { Convenience = "Convenience", Strict = "Strict" }
 export enum QpSubjectKind { Global = "Global", Tenant = "Tenant", Role = "Role", User = "User", Custom = "Custom" }
 export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny" }
-export enum PolicyAction { Allowed = "Allowed", Denied = "Denied", Dropped = "Dropped", Masked = "Masked", Injected = "Injected", Mutated = "Mutated", Defaulted = "Defaulted", Generalized = "Generalized" }
+export enum PolicyAction {
+  Allowed = "Allowed", Denied = "Denied", Dropped = "Dropped", Masked = "Masked",
+  Injected = "Injected", Mutated = "Mutated", Defaulted = "Defaulted", Generalized = "Generalized",
+}
 export enum PolicyLevel { SealedAttribute = 1, DynamicUser = 2, DynamicRole = 3, DynamicTenant = 4, DynamicGlobal = 5, OverridableAttribute = 6 }
 export enum StoreFailureMode { LastKnownGood = "LastKnownGood", FailClosed = "FailClosed", StaticOnly = "StaticOnly" }
 

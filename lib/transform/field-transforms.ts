@@ -50,7 +50,10 @@ function build(policy: MemberPolicy, kind: FieldKind | null): TransformChain | n
   const mask = pick("mask");
   // Rule 2: every stage but the Null mask emits text; a mask belongs on a member text can be assigned to.
   if (mask && mask.options.strategy !== MaskStrategy.Null && kind !== null && !textKinds.includes(kind) && !pick("generalize") && !pick("format")) {
-    throw new QpConfigurationError(`QpMask on ${where}: masks emit text and ${policy.property} is a ${kind} field; use QpGeneralize for numbers and dates, or the Null strategy`, "MaskNeedsTextMember");
+    throw new QpConfigurationError(
+      `QpMask on ${where}: masks emit text and ${policy.property} is a ${kind} field; use QpGeneralize for numbers and dates, or the Null strategy`,
+      "MaskNeedsTextMember",
+    );
   }
   const options = transforms.map((t) => ("options" in t ? t.options : {})) as { allowAggregate?: boolean; minGroupSize?: number }[];
   const floors = options.map((o) => o.minGroupSize).filter((n): n is number => n !== undefined);

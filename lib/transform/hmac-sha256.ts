@@ -82,7 +82,10 @@ const state = new Int32Array(8);
 const hexDigit = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
 /** One word as 8 hex characters: one fromCharCode instead of 8 concatenations, so the result is a flat string. */
 const hexWord = (v: number): string =>
-  String.fromCharCode(hexDigit[v >>> 28]!, hexDigit[(v >>> 24) & 15]!, hexDigit[(v >>> 20) & 15]!, hexDigit[(v >>> 16) & 15]!, hexDigit[(v >>> 12) & 15]!, hexDigit[(v >>> 8) & 15]!, hexDigit[(v >>> 4) & 15]!, hexDigit[v & 15]!);
+  String.fromCharCode(
+    hexDigit[v >>> 28]!, hexDigit[(v >>> 24) & 15]!, hexDigit[(v >>> 20) & 15]!, hexDigit[(v >>> 16) & 15]!,
+    hexDigit[(v >>> 12) & 15]!, hexDigit[(v >>> 8) & 15]!, hexDigit[(v >>> 4) & 15]!, hexDigit[v & 15]!,
+  );
 
 /** A digest from node:crypto into `state`. */
 function readDigest(bytes: Buffer): void {

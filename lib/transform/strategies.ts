@@ -113,7 +113,10 @@ const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 function asDate(value: unknown): Date | null {
   if (value instanceof Date) return value;
-  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value)) return new Date(value.length === 10 ? `${value}T00:00:00Z` : value.replace(" ", "T") + (/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? "" : "Z"));
+  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value)) {
+    if (value.length === 10) return new Date(`${value}T00:00:00Z`);
+    return new Date(value.replace(" ", "T") + (/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? "" : "Z"));
+  }
   return null;
 }
 

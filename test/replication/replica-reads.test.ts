@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DataSource, type Logger, type QueryRunner } from "typeorm";
 import {
-  PolicyEffect, PolicyErrorCode, PolicyException, PolicyFeature, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTypeOrmRuleStore,
+  PolicyEffect, PolicyErrorCode, PolicyException, PolicyFeature, QpInMemoryRuleStore, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTypeOrmRuleStore,
   applyPolicy, filterDynamic, toListAsync,
 } from "../../lib/index.js";
 import { QpTypeOrmTokenVault } from "../../lib/vaults/typeorm-vault.js";
@@ -251,7 +251,8 @@ describe("Reads and read replicas [postgres primary + streaming replica]", funct
 
   it("a revocation through the relational rule store is enforced at once, despite the replica's lag", async () => {
     const store = new QpTypeOrmRuleStore(replicated);
-    const engine = new QpPolicyEngine({ entities: catalogue() }, { ruleStore: store });
+    // A vault: the catalogue tokenizes RepAuthor.code, and an engine validates that at startup.
+    const engine = new QpPolicyEngine({ entities: catalogue(), tokenVault: new QpInMemoryTokenVault() }, { ruleStore: store });
     const byName = { conditionGroup: { conditions: [{ sort: 1, field: "name", operator: "Equal", values: ["Author 1"] }] }, selects: ["id"] };
     const run = async (on: QpPolicyEngine) => applyPolicy(authors(), await on.prepareAsync(new QpPolicyContext())).toListAsync(byName);
     assert.equal((await run(engine)).totalCount, 1);
@@ -266,7 +267,7 @@ describe("Reads and read replicas [postgres primary + streaming replica]", funct
     };
     await refused(engine);
     // Another instance (another process) loads its first snapshot now: from the primary too.
-    const other = new QpPolicyEngine({ entities: catalogue() }, { ruleStore: new QpTypeOrmRuleStore(replicated) });
+    const other = new QpPolicyEngine({ entities: catalogue(), tokenVault: new QpInMemoryTokenVault() }, { ruleStore: new QpTypeOrmRuleStore(replicated) });
     await refused(other);
     withinLag(at);
     const storeReads = log.take().filter((e) => /querylib_rule/.test(e.sql));
@@ -280,8 +281,9 @@ describe("Reads and read replicas [postgres primary + streaming replica]", funct
 
   it("another replica hears a rule change at once: it LISTENs on the primary and loads from it, well within the replica's lag", async () => {
     const notifyChannel = "rulenotify_replicated";
-    const writer = new QpPolicyEngine({ entities: catalogue(), refreshInterval: 60_000 }, { ruleStore: new QpTypeOrmRuleStore(replicated, { notifyChannel }) });
-    const reader = new QpPolicyEngine({ entities: catalogue(), refreshInterval: 60_000 }, { ruleStore: new QpTypeOrmRuleStore(await open({}), { notifyChannel }) });
+    const vault = new QpInMemoryTokenVault();
+    const writer = new QpPolicyEngine({ entities: catalogue(), tokenVault: vault, refreshInterval: 60_000 }, { ruleStore: new QpTypeOrmRuleStore(replicated, { notifyChannel }) });
+    const reader = new QpPolicyEngine({ entities: catalogue(), tokenVault: vault, refreshInterval: 60_000 }, { ruleStore: new QpTypeOrmRuleStore(await open({}), { notifyChannel }) });
     const byName = { conditionGroup: { conditions: [{ sort: 1, field: "name", operator: "Equal", values: ["Author 1"] }] }, selects: ["id"] };
     const refused = async () => {
       const error = await applyPolicy(authors(), await reader.prepareAsync(new QpPolicyContext())).toListAsync(byName).then(() => null, (e: unknown) => e);

@@ -94,7 +94,11 @@ export const sqlite: SqlDialect = {
   average: (e) => `AVG(${e})`,
   valueList,
   // ql_lower is foldCase: the list is folded here once instead of once per value in SQL.
-  textList: (site, insensitive) => (insensitive ? valueList({ ...site, left: lower(site.left), values: site.values.map((v) => (typeof v === "string" ? foldCase(v) : v)), correlatedColumn: null }) : valueList(site)),
+  textList: (site, insensitive) => {
+    if (!insensitive) return valueList(site);
+    const folded = site.values.map((v) => (typeof v === "string" ? foldCase(v) : v));
+    return valueList({ ...site, left: lower(site.left), values: folded, correlatedColumn: null });
+  },
   textPattern,
 };
 
