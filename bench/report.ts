@@ -506,7 +506,7 @@ export function renderMarkdown(report: BenchReport, chartPath: string | null): s
   );
   out.push("## Token vaults", "");
   out.push(
-    "Pages of 1,000 distinct values of one scope: `tokenize(scope, values)` on new values (never seen) and on the same pages again (already tokenized). Round trips are the vault's own `roundTrips` counter per page. Redis: `QpRedisTokenVault` on an ioredis client (one pipeline of `SET key token NX GET`), a unique key prefix per run, every key deleted afterwards. Relational: `QpTypeOrmTokenVault` (one `INSERT … ON CONFLICT DO UPDATE … RETURNING`) on a temporary SQLite file (deleted afterwards) and on PostgreSQL `querylib_bench` (never synchronized: when `querylib_token` is missing it is created with the README's migration for the run and dropped afterwards, otherwise only this run's rows are deleted). In-memory: the same pages for reference (no round trip).",
+    "Pages of 1,000 distinct values of one scope: `tokenize(scope, values)` on new values (never seen) and on the same pages again (already tokenized). Round trips are the vault's own `roundTrips` counter per page. Redis: `QpRedisTokenVault` on an ioredis client (one pipeline of `SET key token NX GET`), a unique key prefix per run, every key deleted afterwards. Relational: `QpTypeOrmTokenVault` (one `INSERT … ON CONFLICT DO UPDATE … RETURNING`) on a temporary SQLite file (deleted afterwards) and on PostgreSQL `querylib_bench` (never synchronized: when `querylib_token` is missing it is created with the migration of docs/OPERATIONS.md for the run and dropped afterwards, otherwise only this run's rows are deleted). In-memory: the same pages for reference (no round trip).",
     "",
     vaultTable(report),
     "",

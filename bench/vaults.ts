@@ -186,7 +186,7 @@ async function postgresVault(run: string, options: VaultOptions, log: (line: str
     return failed(name, "PostgreSQL", firstLine(error));
   }
   // Never synchronize here: the bench database holds the seeded domain. The table is created
-  // with the README's migration when missing, and dropped again if this run created it.
+  // with the migration of docs/OPERATIONS.md when missing, and dropped again if this run created it.
   const dataSource = new DataSource({ type: "postgres", url: pgBenchUrl(), entities: module.QpTypeOrmTokenVault.entities, synchronize: false, logging: false, connectTimeoutMS: 5000 });
   const scope = `bench-${run}`;
   let created = false;

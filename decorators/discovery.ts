@@ -14,7 +14,7 @@ export function QpAllowedValues(values: readonly string[], options?: Overridable
   });
 }
 
-/** The field's weight in the query cost budget (see the README for how costs add up). */
+/** The field's weight in the query cost budget (docs/POLICY.md: how costs add up). */
 export function QpCost(weight: number, options?: Overridable) {
   return fieldDecorator("QpCost", options?.overridable, (target, property) => {
     if (!Number.isFinite(weight) || weight < 0) throw new QpDecoratorError(target, property, "QpCost weight must be a number of at least 0");

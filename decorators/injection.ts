@@ -34,7 +34,7 @@ export function QpForceWhere(options: { operator: Operator; value?: string; cont
   });
 }
 
-/** Callers must constrain the field themselves (see the README for what counts). */
+/** Callers must constrain the field themselves (docs/POLICY.md says what counts). */
 export function QpRequireWhere(options: { operators?: readonly Operator[] } & Overridable = {}) {
   return fieldDecorator("QpRequireWhere", options.overridable, (target, property) => {
     if (options.operators && options.operators.length === 0) throw new QpDecoratorError(target, property, "QpRequireWhere with an empty operator list could never be satisfied");

@@ -7,7 +7,7 @@ import { LogicException, PolicyErrorCode, PolicyException, QpConfigurationError,
 import { QpClaimsError } from "./claims.js";
 
 export interface QpErrorBody {
-  /** A stable code: a LogicException code, a PolicyException name, or one of querylib/nest's own (see the README). */
+  /** A stable code: a LogicException code, a PolicyException name, or one of querylib/nest's own (docs/NESTJS.md). */
   code: string;
   /** The PolicyException number (1–22). */
   errorCode?: number;

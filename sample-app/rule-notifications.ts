@@ -1,4 +1,4 @@
-// How the sample app's replicas hear of rule changes, from the environment (README "Running
+// How the sample app's replicas hear of rule changes, from the environment (docs/RULES.md "Running
 // several replicas"). Nothing set: the relational store's own channel (PostgreSQL LISTEN/NOTIFY;
 // SQLite and MariaDB poll), as `npm start` has always run.
 //   QUERYLIB_REDIS_URL         Redis pub/sub (QpRedisRuleNotifier over an ioredis client at this URL)

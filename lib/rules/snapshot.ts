@@ -1,5 +1,5 @@
 // The versioned rule snapshot an engine decides with: reloaded when older than RefreshInterval;
-// when the store fails, StoreFailureMode decides what happens (README: "Rules and store failures").
+// when the store fails, StoreFailureMode decides what happens (docs/RULES.md: "Snapshots and store failures").
 // With a notification channel, a change announced by another replica is loaded at once.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { StoreFailureMode } from "../shapes/policy-enums.js";

@@ -88,7 +88,7 @@ interface AggSpec {
   aggregator: string;
 }
 
-/** `contact.city` → `contactCity` (README: dots removed, later segments capitalised). */
+/** `contact.city` → `contactCity` (docs/SHAPES.md: dots removed, later segments capitalised). */
 const keyName = (path: string) =>
   path
     .split(".")

@@ -66,7 +66,7 @@ interface Variant {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The figures measured, printed once at the end (README "Running several replicas"). */
+/** The figures measured, printed once at the end (docs/RULES.md "Running several replicas"). */
 const figures: string[] = [];
 after(() => {
   if (figures.length) console.log(`\n      sample app, four processes, propagation measured:\n${figures.map((f) => `        ${f}`).join("\n")}`);

@@ -335,7 +335,7 @@ describe("Policy options and caps", () => {
   const spec = {
     maxPageSize: 1000, maxConditions: 50, maxOrderFields: 10, maxNavigationDepth: 4, maxQueryCost: 1000, defaultFieldCost: 1,
     maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
-    // 3.0's request bounds (README "Options and caps").
+    // 3.0's request bounds (docs/POLICY.md "Options and caps").
     maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100000,
     maxValueLength: 10000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16,
   };

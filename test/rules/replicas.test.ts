@@ -17,7 +17,7 @@ import { RuleWatcher, change, enforced, summary, wallNow } from "./replica-watch
 import { clearRuleTables, closeOwned, engine, rulesDatabase, sameDatabase, sleep, sqliteFileDatabase } from "./support.js";
 
 const LONG = 60_000;
-/** The figures measured, printed once at the end (README "Running several replicas"). */
+/** The figures measured, printed once at the end (docs/RULES.md "Running several replicas"). */
 const figures: string[] = [];
 after(() => {
   if (figures.length) console.log(`\n      propagation measured:\n${figures.map((f) => `        ${f}`).join("\n")}`);
