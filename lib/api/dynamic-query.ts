@@ -1,4 +1,4 @@
-// The untyped query of TYPESCRIPT-API.md: the TypeORM builder plus QueryLib's own execution
+// The untyped query (docs/SHAPES.md, "Entry points"): the TypeORM builder plus QueryLib's own execution
 // (bound parameters, nested rows, collections loaded without fan-out).
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 

@@ -1,4 +1,4 @@
-// A source is a TypeORM Repository or SelectQueryBuilder (TYPESCRIPT-API.md). Either becomes a
+// A source is a TypeORM Repository or SelectQueryBuilder (docs/SHAPES.md). Either becomes a
 // base builder whose own conditions and joins QueryLib keeps, plus the connection to run on.
 import { type ObjectLiteral, type QueryRunner, Repository, SelectQueryBuilder } from "typeorm";
 import { dialectOf } from "../dialect/dialect-of.js";

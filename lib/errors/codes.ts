@@ -1,4 +1,4 @@
-// The validation codes of TYPESCRIPT-API.md "Validation codes", plus the ones 3.0 adds for
+// The validation codes (docs/SHAPES.md, "Validation codes"), plus the ones 3.0 adds for
 // inputs 2.1.5 did not reject cleanly. Each is listed in docs/SHAPES.md ("Validation codes").
 import { LogicException } from "./logic-exception.js";
 import type { Operator } from "../shapes/enums.js";

@@ -239,7 +239,7 @@ const freezeList = <T>(list: readonly T[] | null) => (list === null ? null : Obj
 
 export type ShapeKind = "filter" | "segment" | "summary";
 
-/** Tells the three shapes apart by their members (TYPESCRIPT-API.md: toListAsync). */
+/** Tells the three shapes apart by their members (toListAsync takes any of them). */
 export function shapeKindOf(input: unknown): ShapeKind {
   const value = fromJson(input);
   if (value === null || typeof value !== "object") return "filter";

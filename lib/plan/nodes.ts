@@ -13,7 +13,7 @@ export interface ColumnRef {
   readonly column: ColumnMember;
 }
 
-/** A path across collections reduced to one value: MIN ascending, MAX descending (2.1.5 §3.2). */
+/** A path across collections reduced to one value: MIN ascending, MAX descending (as 2.1.5 orders across collections; docs/PATHS.md). */
 export interface ReducedRef {
   readonly kind: "reduced";
   readonly fn: "min" | "max";

@@ -1,12 +1,12 @@
 // Checks of a condition's operator against the operator table (shapes/operator-table.ts): its
-// DataType (2.1.5 §1.1), its number of values (§1.2), and which DataTypes fit a column's kind
+// DataType and its number of values (as 2.1.5 checks them), and which DataTypes fit a column's kind
 // (3.0: checked at validation).
 import { Codes, fail, requiredOneValue } from "../errors/codes.js";
 import { DataType, Operator as Op } from "../shapes/enums.js";
 import { operators, operatorsOf } from "../shapes/operator-table.js";
 import type { FieldKind } from "../model/field-kind.js";
 
-/** The operators of each DataType (2.1.5 §1.1), from the operator table. */
+/** The operators of each DataType (2.1.5's pairs), from the operator table. */
 export const supportedOperators: Readonly<Record<DataType, ReadonlySet<Op>>> = operatorsOf;
 
 const fittingKinds: Readonly<Record<DataType, readonly FieldKind[]>> = {

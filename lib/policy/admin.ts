@@ -136,7 +136,7 @@ const describeOf = (step: PolicyMember) => {
 
 const costOf = (step: PolicyMember, options: QpPolicyOptions) => memberCost(step, options.caps);
 
-/** A chain's steps as labels, in the order they run (SPEC.md "Transform rules"; QpDefault short-circuits it). */
+/** A chain's steps as labels, in the order they run (docs/TRANSFORMS.md, the chain; QpDefault short-circuits it). */
 function transformLabels(chain: TransformChain | null): string[] {
   if (!chain) return [];
   if (chain.defaultValue) return ["Default"];

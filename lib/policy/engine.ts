@@ -72,7 +72,7 @@ export class QpPolicyEngine {
     return deleted;
   }
 
-  /** The fields of an exposed entity a caller may use, for a filter UI (SPEC.md schema rules 1-8). */
+  /** The fields of an exposed entity a caller may use, for a filter UI (docs/RULES.md, "The admin functions"). */
   schemaAsync(entity: string, request: { paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext): Promise<SchemaResponse> {
     return schemaOf(this, entity, request, context);
   }

@@ -70,8 +70,11 @@ export interface CallerCondition {
 }
 
 /**
- * Value formats and DataType/operator pairs, checked after the policy (TYPESCRIPT-API.md "Order
- * of checks") and named where the caller put each condition.
+ * Value formats and DataType/operator pairs, checked after the policy and named where the caller
+ * put each condition. The order of checks under a guard: the shape itself (JSON types, unknown
+ * keys, Sort uniqueness, value counts, paging), then the policy on every field reference, "so
+ * that a denied field is reported as denied whatever else is wrong with its condition and a
+ * caller learns nothing about its type", then value formats and DataType/operator pairs.
  */
 export function checkConditionValues(root: EntityModel, conditions: readonly CallerCondition[]): void {
   for (const { sanitized, where } of conditions) buildCondition(root, sanitized, where);
@@ -515,9 +518,9 @@ export class Sanitizer {
       const why = this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL";
       this.refuse(PolicyErrorCode.QueryStringDenied, why, "getQueryString", "queryString", "Query", null);
     }
-    // Value formats and DataType/operator pairs come after the policy (TYPESCRIPT-API.md "Order of
-    // checks") and are checked here, before forced predicates wrap the caller's group, so that an
-    // error names the condition where the caller put it.
+    // Value formats and DataType/operator pairs come after the policy (the order of checks, see
+    // checkConditionValues) and are checked here, before forced predicates wrap the caller's
+    // group, so that an error names the condition where the caller put it.
     checkConditionValues(this.root, this.conditions);
     if (this.callerHaving) buildSummaryPlan(this.root, { conditionGroup: null, ...this.callerHaving, orders: null, page: null });
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.entries };

@@ -1,4 +1,4 @@
-// The six query enums of SPEC.md, as string enums with the exact member names. The member
+// The six query enums (docs/SHAPES.md), as string enums with the exact member names. The member
 // lists keep the spec's order: JSON may name a member by its zero-based position.
 
 export enum DataType { Text = "Text", Guid = "Guid", Number = "Number", Boolean = "Boolean", DateTime = "DateTime", Date = "Date", Enum = "Enum" }

@@ -1,7 +1,7 @@
 // Every operator's meaning in one table: which test it applies, negated or not, with case folded
-// or not, how many values it takes and which DataTypes it combines with (2.1.5 §1.1-1.2). Parsing,
-// the policy, the compiler and the in-memory target read it instead of recovering a meaning from
-// an operator's name; a new operator is a row here, and the type checker then asks every
+// or not, how many values it takes and which DataTypes it combines with (2.1.5's pairs and counts).
+// Parsing, the policy, the compiler and the in-memory target read it instead of recovering a
+// meaning from an operator's name; a new operator is a row here, and the type checker then asks every
 // Record<Operator, …> and Record<TestKind, …> for its case.
 import { DataType, Operator } from "./enums.js";
 

@@ -1,4 +1,4 @@
-// The policy enumerations of SPEC.md. PolicyFeature and PolicyLevel are numeric (flags and
+// The policy enumerations (docs/POLICY.md). PolicyFeature and PolicyLevel are numeric (flags and
 // levels); the others are string enums with the exact member names.
 
 export enum PolicyFeature { None = 0, Where = 1, Select = 2, Order = 4, Group = 8, Aggregate = 16, Segment = 32, All = 63 }

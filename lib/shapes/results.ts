@@ -1,5 +1,5 @@
 // Result shapes. They serialize as { pageNumber, pageSize, pageCount, totalCount, data,
-// queryString, policy } (TYPESCRIPT-API.md).
+// queryString, policy } (docs/SHAPES.md).
 
 export interface QueryString {
   readonly sql: string;

@@ -1,4 +1,4 @@
-// The query shapes of SPEC.md "Query shapes", camelCase as TYPESCRIPT-API.md fixes them.
+// The query shapes (docs/SHAPES.md), with their camelCase JSON names.
 // Parsed shapes are plain readonly data: the engine never mutates a request.
 import type { Aggregator, Connector, DataType, Direction, Intersection, Operator } from "./enums.js";
 

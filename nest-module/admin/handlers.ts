@@ -1,4 +1,4 @@
-// The seven admin routes of SPEC.md as plain functions of (request, input) → (status, body),
+// The seven admin routes (docs/RULES.md, "The admin functions") as plain functions of (request, input) → (status, body),
 // shared by the Nest controller and by mapQpPolicyAdmin's adapter routes. Authorization runs
 // before any of them (see QpRuntime.authorize).
 import { Logger } from "@nestjs/common";
@@ -23,7 +23,7 @@ export interface QpAdminRoute {
   readonly level: QpAdminLevel;
 }
 
-/** SPEC.md "Admin API": read routes need readPolicy, write routes writePolicy. */
+/** Read routes need readPolicy, write routes writePolicy (docs/NESTJS.md). */
 export const adminRoutes: readonly QpAdminRoute[] = [
   { name: "schema", method: "POST", path: "schema", level: "read" },
   { name: "listRules", method: "GET", path: "rules", level: "read" },
