@@ -8,9 +8,11 @@ export { adminRoutes, type QpAdminRoute, type QpAdminRouteName } from "./admin/h
 export { SchemaRequestDto, ExplainRequestDto, SimulateRequestDto, RuleRequestDto, requireJsonObject } from "./admin/dto.js";
 export { QpClaimsAdapter, getPolicyContextAsync, QpClaimsError, claimDefaults, type QpClaimsOptions, type QpClaimsErrorCode } from "./claims.js";
 export {
-  QpAuditInterceptor, useQpPolicyAudit, drainAuditEvents, QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, QpAuditEventRecord, type QpRequestAuditEvent,
-  QpAuditUnavailableError, isTransientAuditFailure, type QpAuditFailureMode, type QpTypeOrmAuditSinkOptions,
+  QpAuditInterceptor, useQpPolicyAudit, drainAuditEvents, type QpRequestAuditEvent, QpAuditUnavailableError, type QpAuditFailureMode, type QpAuditRuntime,
 } from "./audit.js";
+export {
+  QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, QpAuditEventRecord, isTransientAuditFailure, type QpTypeOrmAuditSinkOptions,
+} from "./audit-sinks.js";
 export { QpExceptionFilter, QpHttpError, httpErrorOf, policyStatus, type QpErrorBody } from "./errors.js";
 export { currentScope, scopeOf, type QpRequestScope } from "./request-scope.js";
 export { QpRuntime, type QpResolvedAdmin, type QpAdminLevel } from "./runtime.js";

@@ -7,7 +7,7 @@ import { isObservable, lastValueFrom } from "rxjs";
 import { DataSource } from "typeorm";
 import { type IQpAuditSink, QpConfigurationError, QpPolicyEngine, addQpPolicies } from "../lib/index.js";
 import { bindPolicySection } from "../lib/policy/options.js";
-import { QpLoggerAuditSink } from "./audit.js";
+import { QpLoggerAuditSink } from "./audit-sinks.js";
 import type { QpClaimsOptions } from "./claims.js";
 import { QpHttpError } from "./errors.js";
 import { type QpAdminOptions, type QpAuthorizationPolicy, type QueryLibModuleOptions, checkAdminOptions, checkModuleOptions, normalizeRoutePrefix } from "./options.js";
