@@ -4,7 +4,10 @@
 // checks for entities that are not exposed (and as a second line), but nothing here depends on
 // the caller. A policy linter belongs here too (issue #20).
 import { MaskStrategy } from "../shapes/policy-enums.js";
-import { type EntityModel, type MemberScope, modelOfClass } from "../model/entity-model.js";
+import { type EntityModel, type Member, type MemberScope, modelOfClass } from "../model/entity-model.js";
+import { dataTypeOfKind } from "../model/field-kind.js";
+import { DataType } from "../shapes/enums.js";
+import { operatorsOf } from "../shapes/operator-table.js";
 import { aliasCollisions, classPolicyOf } from "./entity-policy.js";
 import { isTransformAttribute, transformChainOf } from "../transform/field-transforms.js";
 import { PolicyErrorCode } from "../errors/policy-exception.js";
@@ -41,8 +44,34 @@ export function collectProblems(model: EntityModel, what: { aliases: boolean; ne
       problems.push({ code: PolicyErrorCode[PolicyErrorCode.AmbiguousFieldName], where: model.name, message });
     }
   }
-  for (const reached of checkScope(model.scope, model.target, what.needs, problems)) collectProblems(reached, what, problems, seen);
+  for (const reached of checkScope(model.scope, model.target, what.needs, problems, true)) collectProblems(reached, what, problems, seen);
   return problems;
+}
+
+/**
+ * A forced predicate (QpForceWhere) that no query could apply: on a member that is not a value
+ * column of the entity itself (one inside an embedded object is never read: forced predicates
+ * are the root's own), or with an operator its column's DataType does not take. (The decorator
+ * itself refuses operators without exactly one value.)
+ */
+function forcedPredicateProblems(member: Member, owner: Function, topLevel: boolean, where: string, problems: QpPolicyProblem[]): void {
+  const policy = classPolicyOf(owner).members.get(member.name);
+  for (const attribute of policy?.attributes ?? []) {
+    if (attribute.kind !== "forceWhere") continue;
+    const source = `QpForceWhere on ${where}`;
+    if (!topLevel) {
+      problems.push({ code: "ForcedPredicateNeverApplied", where, message: `${source}: a member of an embedded object, which no query reads a forced predicate from (only an entity's own columns); put it on one` });
+      continue;
+    }
+    if (member.kind !== "column") {
+      problems.push({ code: "ForcedPredicateNeedsColumn", where, message: `${source}: ${member.name} is not a value column` });
+      continue;
+    }
+    const dataType = dataTypeOfKind[member.fieldKind] ?? DataType.Text;
+    if (!operatorsOf[dataType].has(attribute.operator)) {
+      problems.push({ code: "UnsupportedCombination", where, message: `${source}: ${attribute.operator} does not apply to a ${dataType} field` });
+    }
+  }
 }
 
 /** Throws one QpConfigurationError naming every problem (its code: the first problem's). */
@@ -57,12 +86,13 @@ export function assertValidPolicy(options: Pick<QpPolicyOptions, "entities" | "h
 }
 
 /** The members of one scope; returns the entities its navigations lead to. */
-function checkScope(scope: MemberScope, owner: Function, needs: Needs | null, problems: QpPolicyProblem[]): EntityModel[] {
+function checkScope(scope: MemberScope, owner: Function, needs: Needs | null, problems: QpPolicyProblem[], topLevel: boolean): EntityModel[] {
   const policies = classPolicyOf(owner).members;
   const reached: EntityModel[] = [];
   for (const member of scope.all()) {
     const policy = policies.get(member.name);
     const where = `${owner.name}.${member.name}`;
+    forcedPredicateProblems(member, owner, topLevel, where, problems);
     if (member.kind === "column") {
       let chain;
       try {
@@ -89,7 +119,7 @@ function checkScope(scope: MemberScope, owner: Function, needs: Needs | null, pr
         message: `${transform.decorator} on ${where}: ${member.name} is ${what}; transformations apply to value columns, so decorate the members inside it instead`,
       });
     }
-    if (member.kind === "embedded") reached.push(...checkScope(member.scope, member.target, needs, problems));
+    if (member.kind === "embedded") reached.push(...checkScope(member.scope, member.target, needs, problems, false));
     else reached.push(member.target());
   }
   return reached;

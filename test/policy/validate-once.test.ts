@@ -7,7 +7,7 @@
 import "reflect-metadata";
 import { expect } from "chai";
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from "typeorm";
-import { MaskStrategy, QpAlias, QpConfigurationError, QpEntityCatalogue, QpInMemoryTokenVault, QpMask, QpPolicyEngine, QpTruncate } from "../../lib/index.js";
+import { MaskStrategy, Operator, QpAlias, QpConfigurationError, QpEntityCatalogue, QpForceWhere, QpInMemoryTokenVault, QpMask, QpPolicyEngine, QpTruncate } from "../../lib/index.js";
 import { type QpPolicyProblem, validatePolicy } from "../../lib/policy/validate-policy.js";
 
 @Entity("vo_reached")
@@ -34,6 +34,21 @@ class VoManyProblems {
 class VoOneProblem {
   @PrimaryColumn({ type: "int" }) id!: number;
   @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 40 }) ref!: string;
+}
+
+class VoPlace {
+  /** Never applied: forced predicates are read from the entity's own columns only. */
+  @QpForceWhere({ operator: Operator.Equal, contextValue: "tenantId" }) @Column({ type: "varchar", length: 20 }) tenant!: string;
+}
+
+@Entity("vo_forced")
+class VoForced {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  /** Fine: the tenant column. */
+  @QpForceWhere({ operator: Operator.Equal, contextValue: "tenantId" }) @Column({ type: "varchar", length: 20 }) tenantId!: string;
+  /** StartsWith on a number: no query could apply it. */
+  @QpForceWhere({ operator: Operator.StartsWith, value: "1" }) @Column({ type: "int" }) level!: number;
+  @Column(() => VoPlace) place!: VoPlace;
 }
 
 const SALT = "validate-once-salt-0001";
@@ -82,5 +97,13 @@ describe("The policy validated once, at startup (issue #19)", () => {
 
   it("an engine with nothing exposed starts; its entities are checked at their first guarded use, as before", () => {
     expect(() => new QpPolicyEngine({})).to.not.throw();
+  });
+
+  it("a forced predicate no query could apply: inside an embedded object, or with an operator its column does not take", () => {
+    const problems = validatePolicy({ entities: exposing(VoForced), hashSalt: SALT, tokenVault: undefined });
+    expect(problems.map((p) => `${p.code} ${p.where}`)).to.have.members([
+      "UnsupportedCombination VoForced.level",
+      "ForcedPredicateNeverApplied VoPlace.tenant",
+    ]);
   });
 });
