@@ -46,8 +46,11 @@ function textPattern({ expr, kind, needle, pattern, insensitive, negated, bind }
     // the Kelvin sign → k are the only two), so the matcher's JavaScript call per row is not needed.
     if (likeFoldsAsFoldCase(needle)) return `${expr} ${not}LIKE ${bind.param(pattern)} ESCAPE '!'`;
     // A registered matcher: one JavaScript call per row instead of two lower() calls and a LIKE.
+    // Each call hands JavaScript the needle anew, so text shorter than the needle (which cannot
+    // hold it: folding keeps one character per character) is decided in SQL first: a needle of
+    // 10,000 "é" on a collection path made 46,000 calls decode 20 KB each, 4.6 s (found by the fuzzer).
     const mode = kind === "contains" ? 0 : kind === "startsWith" ? 1 : 2;
-    const matcher = `ql_ci_match(${expr}, ${bind.param(foldCase(needle))}, ${mode}) = 1`;
+    const matcher = `(length(${expr}) >= ${bind.param([...needle].length)} AND ql_ci_match(${expr}, ${bind.param(foldCase(needle))}, ${mode}) = 1)`;
     if (!isAscii(needle)) return `${not}${matcher}`;
     // An ASCII needle with i or k: every LIKE match is a match, and the only others are in text
     // holding İ or the Kelvin sign, so the matcher runs for those rows alone. Exact TRUE/FALSE on
