@@ -2,7 +2,7 @@
 // the field must exist, a field sealed for any of the rule's features cannot take a rule, and a
 // Mask rule needs a member text can be assigned to (transform rule 2); a wildcard Mask rule
 // is accepted and skips such members (compiled-rules.ts).
-import { PolicyLevel, singleFeatures, PolicyFeature } from "../shapes/policy-enums.js";
+import { MaskStrategy, PolicyEffect, PolicyLevel, singleFeatures, PolicyFeature } from "../shapes/policy-enums.js";
 import { modelOfClass } from "../model/entity-model.js";
 import { ruleTarget, textMaskMismatch } from "../rules/compiled-rules.js";
 import { type QpRule, rejectRule } from "../rules/rule.js";
@@ -14,7 +14,8 @@ export function checkRuleTarget(options: QpPolicyOptions, rule: QpRule): void {
   const resolved = ruleTarget(options.entities, rule);
   if (typeof resolved === "string") return rejectRule(resolved);
   const target = resolved;
-  if (target.property === "*") return;
+  // The rule's own target first (its mistakes are the more specific), then what its mask needs.
+  if (target.property === "*") return checkMaskNeeds(options, rule);
   const member = classPolicyOf(target.owner).members.get(target.property);
   for (const feature of singleFeatures) {
     if ((rule.features & feature) === 0) continue;
@@ -24,4 +25,22 @@ export function checkRuleTarget(options: QpPolicyOptions, rule: QpRule): void {
   const found = modelOfClass(target.owner).scope.find(target.property);
   const kind = textMaskMismatch(rule, found === "ambiguous" ? undefined : found);
   if (kind) rejectRule(`a ${rule.mask!.strategy} mask emits text and ${rule.field} is a ${kind} field; use the Null strategy or deny it`);
+  checkMaskNeeds(options, rule);
+}
+
+/**
+ * The policy validated again when rules change (validate-policy.ts checks the decorators' at
+ * startup): a Mask rule's strategy may need what the engine was built without. Refused when it is
+ * written, instead of failing every query that meets it. A rule another replica wrote reaches this
+ * engine through its store unchecked; the transform's own check (MissingHashSalt, MissingTokenVault)
+ * still stands there.
+ */
+function checkMaskNeeds(options: Pick<QpPolicyOptions, "hashSalt" | "tokenVault">, rule: QpRule): void {
+  if (rule.effect !== PolicyEffect.Mask || !rule.mask) return;
+  if (rule.mask.strategy === MaskStrategy.Hash && (options.hashSalt ?? "").length < 16) {
+    rejectRule("a Hash mask needs the engine's hashSalt (at least 16 characters), and none is set");
+  }
+  if (rule.mask.strategy === MaskStrategy.Tokenize && !options.tokenVault) {
+    rejectRule("a Tokenize mask needs the engine's tokenVault, and none is set");
+  }
 }

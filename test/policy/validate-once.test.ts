@@ -9,6 +9,8 @@ import { expect } from "chai";
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from "typeorm";
 import { MaskStrategy, Operator, QpAlias, QpConfigurationError, QpEntityCatalogue, QpForceWhere, QpInMemoryTokenVault, QpMask, QpPolicyEngine, QpTruncate } from "../../lib/index.js";
 import { type QpPolicyProblem, validatePolicy } from "../../lib/policy/validate-policy.js";
+import { PolicyEffect, QpSubjectKind, RuleRejected } from "../../lib/index.js";
+import { expectLogicError } from "../rules/support.js";
 
 @Entity("vo_reached")
 class VoReached {
@@ -105,5 +107,25 @@ describe("The policy validated once, at startup (issue #19)", () => {
       "UnsupportedCombination VoForced.level",
       "ForcedPredicateNeverApplied VoPlace.tenant",
     ]);
+  });
+
+  describe("validated again when rules change", () => {
+    @Entity("vo_plain")
+    class VoPlain {
+      @PrimaryColumn({ type: "int" }) id!: number;
+      @Column({ type: "varchar", length: 40 }) name!: string;
+    }
+    const maskRule = (strategy: MaskStrategy) => ({ subjectKind: QpSubjectKind.Global, entity: "x", field: "name", effect: PolicyEffect.Mask, mask: { strategy } });
+
+    it("a Hash Mask rule is refused when the engine has no salt, a Tokenize one when it has no vault; accepted once they are set", async () => {
+      const bare = new QpPolicyEngine({ entities: exposing(VoPlain) });
+      await expectLogicError(() => bare.upsertRuleAsync(maskRule(MaskStrategy.Hash), "admin"), RuleRejected, /hashSalt/);
+      await expectLogicError(() => bare.upsertRuleAsync({ ...maskRule(MaskStrategy.Tokenize), field: "*" }, "admin"), RuleRejected, /tokenVault/);
+      expect(await bare.listRulesAsync()).to.deep.equal([]);
+      const equipped = new QpPolicyEngine({ entities: exposing(VoPlain), hashSalt: SALT, tokenVault: new QpInMemoryTokenVault() });
+      await equipped.upsertRuleAsync(maskRule(MaskStrategy.Hash), "admin");
+      await equipped.upsertRuleAsync({ ...maskRule(MaskStrategy.Tokenize), field: "*" }, "admin");
+      expect((await equipped.listRulesAsync()).map((r) => r.mask?.strategy)).to.have.members([MaskStrategy.Hash, MaskStrategy.Tokenize]);
+    });
   });
 });
