@@ -26,23 +26,32 @@ export class DecisionTable {
   }
 }
 
-const tables = new Map<string, DecisionTable>();
-const maxTables = 1000;
-
 /**
- * The table for a caller's subjects under a snapshot (bounded cache; subjects sorted into the
- * key). The snapshot's identity (store epoch and version), not its version alone, keys it: two
- * stores, or a store re-created, can both be at version N with different rules.
+ * An engine's decision tables, one per (snapshot identity, subject set): an instance per engine,
+ * so two engines never share one, and a count bound (each table's memo is bounded by the model's
+ * members and features). The snapshot's identity (store epoch and version), not its version
+ * alone, keys it: two stores, or a store re-created, can both be at version N with different rules.
  */
-export function decisionTable(rules: CompiledRules, context: QpPolicyContext, engineId: number): DecisionTable {
-  const key = `${engineId}|${rules.identity.length}:${rules.identity}${subjectsKey(context.subjects)}`;
-  let table = tables.get(key);
-  if (!table) {
-    if (tables.size >= maxTables) tables.clear();
-    table = new DecisionTable(rules, context);
-    tables.set(key, table);
+export class DecisionTables {
+  private readonly tables = new Map<string, DecisionTable>();
+
+  constructor(private readonly maxTables = 1000) {}
+
+  /** The table for a caller's subjects under a snapshot (subjects sorted into the key). */
+  of(rules: CompiledRules, context: QpPolicyContext): DecisionTable {
+    const key = `${rules.identity.length}:${rules.identity}${subjectsKey(context.subjects)}`;
+    let table = this.tables.get(key);
+    if (!table) {
+      if (this.tables.size >= this.maxTables) this.tables.clear();
+      table = new DecisionTable(rules, context);
+      this.tables.set(key, table);
+    }
+    return table;
   }
-  return table;
+
+  clear(): void {
+    this.tables.clear();
+  }
 }
 
 /** Subject parts of keys, for subject lists frozen to the last member (a prepared context's, context.ts). */

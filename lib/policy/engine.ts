@@ -8,7 +8,7 @@ import type { Filter } from "../shapes/shapes.js";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
 import { sanitize } from "./sanitize-request.js";
 import { copyTrace } from "./trace.js";
-import { type DecisionTable, decisionTable } from "./decision-table.js";
+import { type DecisionTable, DecisionTables } from "./decision-table.js";
 import { checkRuleTarget } from "./rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
 import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
@@ -16,13 +16,12 @@ import { type QpRule, type QpRuleInput, normalizeRule, subjectKey } from "../rul
 import { assertValidPolicy } from "./validate-policy.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
 
-let engineCount = 0;
-
 export class QpPolicyEngine {
   readonly options: QpPolicyOptions;
   readonly ruleStore: IQpRuleStore;
   private readonly snapshots: RuleSnapshots;
-  private readonly id = ++engineCount;
+  /** This engine's decisions per snapshot and subject set. */
+  private readonly decisionTables = new DecisionTables();
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
@@ -48,7 +47,7 @@ export class QpPolicyEngine {
 
   /** The decisions for a caller under the current snapshot (cached per version and subject set). */
   async decisionsAsync(context: QpPolicyContext): Promise<DecisionTable> {
-    return decisionTable(await this.snapshots.snapshotAsync(), context, this.id);
+    return this.decisionTables.of(await this.snapshots.snapshotAsync(), context);
   }
 
   health(): QpPolicyHealth {
