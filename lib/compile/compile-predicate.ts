@@ -67,8 +67,8 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
       const left = calendar && column.fieldKind !== "date" ? scope.writer.dialect.calendarDate(expr) : expr;
       const values = c.values.map((v) => (calendar ? calendarOf(v) : encode(scope, column, v)));
       // An instant keeps its fraction however the dialect reads constants (MariaDB: see its dialect).
-      const typed = calendar ? null : writer.dialect.instantParameter("");
-      if (typed !== null) return compileOrdered(scope, left, c.operator, values, (v) => writer.dialect.instantParameter(writer.param(v))!, null, undefined, true);
+      const typed = calendar ? null : writer.dialect.instantParameter;
+      if (typed) return compileOrdered(scope, left, c.operator, values, (v) => typed(writer.param(v)), null, undefined, true);
       return compileOrdered(scope, left, c.operator, values);
     }
   }
@@ -159,10 +159,21 @@ const wholeBounds: Readonly<Record<OrderedTest, (values: readonly number[]) => n
 };
 
 
-/** The column's type as TypeORM creates it ("integer", "numeric", "character varying"…); null for an aggregate. */
+/**
+ * The column's type as TypeORM creates it ("integer", "numeric", "character varying"…); null for
+ * an aggregate. Asked of the driver once per column: every Number and Text condition reads it.
+ */
 function columnType(scope: Scope, column: ColumnMember): string | null {
-  return column.column ? String(scope.model.metadata!.connection.driver.normalizeType(column.column)).toLowerCase() : null;
+  if (!column.column) return null;
+  let type = normalizedTypes.get(column.column);
+  if (type === undefined) {
+    type = String(scope.model.metadata!.connection.driver.normalizeType(column.column)).toLowerCase();
+    normalizedTypes.set(column.column, type);
+  }
+  return type;
 }
+
+const normalizedTypes = new WeakMap<object, string>();
 
 /** A varchar or text column, against which a list may be typed as text (PostgreSQL's `text[]`). */
 function plainTextColumn(scope: Scope, column: ColumnMember): boolean {

@@ -16,7 +16,19 @@ const byDriverType: Readonly<Record<string, (dataSource: DataSource) => SqlDiale
   "aurora-mysql": mysqlFamilyOf,
 };
 
+/**
+ * The dialect of a DataSource, picked once it is known: every query asks. A MySQL-family
+ * DataSource is known once TypeORM has read its server's version (when it connects).
+ */
 export function dialectOf(dataSource: DataSource): SqlDialect {
+  const known = picked.get(dataSource);
+  if (known) return known;
   const pick = Object.prototype.hasOwnProperty.call(byDriverType, dataSource.options.type) ? byDriverType[dataSource.options.type] : undefined;
-  return pick ? pick(dataSource) : fail(Codes.EntityNotSupported, `QueryLib supports SQLite, PostgreSQL and MySQL/MariaDB, not "${dataSource.options.type}"`);
+  if (!pick) return fail(Codes.EntityNotSupported, `QueryLib supports SQLite, PostgreSQL and MySQL/MariaDB, not "${dataSource.options.type}"`);
+  const dialect = pick(dataSource);
+  if ((dataSource.driver as { version?: string } | undefined)?.version !== undefined || !mysqlFamilyTypes.has(dataSource.options.type)) picked.set(dataSource, dialect);
+  return dialect;
 }
+
+const picked = new WeakMap<DataSource, SqlDialect>();
+const mysqlFamilyTypes: ReadonlySet<string> = new Set(["mysql", "mariadb", "aurora-mysql"]);

@@ -72,7 +72,7 @@ export interface SqlDialect {
   /** The smallest (false) or largest (true) boolean, where MIN/MAX do not take one; null: MIN/MAX. */
   booleanExtreme(expr: string, largest: boolean): string | null;
   /** An instant's parameter as the family must see it to keep its fraction; null: the parameter as it is. */
-  instantParameter(placeholder: string): string | null;
+  readonly instantParameter: ((placeholder: string) => string) | null;
   /** A number's parameter against an integer column or an aggregate (PostgreSQL types it by the column). */
   numberParameter(placeholder: string, value: unknown, integerTarget: boolean): string;
   /** The element type and range of lists against an integer column of this type; null: untyped lists. */
@@ -140,7 +140,7 @@ export const sharedSql = {
   uuidType: null,
   textOfExact: (expr: string) => expr,
   booleanExtreme: () => null,
-  instantParameter: () => null,
+  instantParameter: null,
   numberParameter: (placeholder: string) => placeholder,
   integerListType: () => null,
   numberListType: () => null,

@@ -48,10 +48,6 @@ export class DecisionTables {
     }
     return table;
   }
-
-  clear(): void {
-    this.tables.clear();
-  }
 }
 
 /** Subject parts of keys, for subject lists frozen to the last member (a prepared context's, context.ts). */

@@ -2,7 +2,8 @@
 // the field must exist, a field sealed for any of the rule's features cannot take a rule, and a
 // Mask rule needs a member text can be assigned to (transform rule 2); a wildcard Mask rule
 // is accepted and skips such members (compiled-rules.ts).
-import { MaskStrategy, PolicyEffect, PolicyLevel, singleFeatures, PolicyFeature } from "../shapes/policy-enums.js";
+import { PolicyEffect, PolicyLevel, singleFeatures, PolicyFeature } from "../shapes/policy-enums.js";
+import { maskNeedsProblem } from "../transform/apply.js";
 import { modelOfClass } from "../model/entity-model.js";
 import { ruleTarget, textMaskMismatch } from "../rules/compiled-rules.js";
 import { type QpRule, rejectRule } from "../rules/rule.js";
@@ -37,10 +38,6 @@ export function checkRuleTarget(options: QpPolicyOptions, rule: QpRule): void {
  */
 function checkMaskNeeds(options: Pick<QpPolicyOptions, "hashSalt" | "tokenVault">, rule: QpRule): void {
   if (rule.effect !== PolicyEffect.Mask || !rule.mask) return;
-  if (rule.mask.strategy === MaskStrategy.Hash && (options.hashSalt ?? "").length < 16) {
-    rejectRule("a Hash mask needs the engine's hashSalt (at least 16 characters), and none is set");
-  }
-  if (rule.mask.strategy === MaskStrategy.Tokenize && !options.tokenVault) {
-    rejectRule("a Tokenize mask needs the engine's tokenVault, and none is set");
-  }
+  const missing = maskNeedsProblem(rule.mask.strategy, { hashSalt: options.hashSalt, vault: options.tokenVault }, `a ${rule.mask.strategy} mask rule`);
+  if (missing) rejectRule(missing.message);
 }

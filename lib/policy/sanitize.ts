@@ -196,8 +196,10 @@ export class Sanitizer {
     const hops = ref.path.end.kind === "relation" ? [...ref.path.hops, ref.path.end.hop] : ref.path.hops;
     for (const hop of hops) {
       const source = forcedSourceOf(hop.to.target);
-      const reason = `${source} (rows of ${hop.to.name} are reachable only as the query's root)`;
-      if (source) return { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: reason, overridden: [] };
+      if (source) {
+        const reason = `${source} (rows of ${hop.to.name} are reachable only as the query's root)`;
+        return { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: reason, overridden: [] };
+      }
     }
     return null;
   }

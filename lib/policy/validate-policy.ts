@@ -3,13 +3,13 @@
 // instead of the first being found by some caller's first query. Guarded queries keep their own
 // checks for entities that are not exposed (and as a second line), but nothing here depends on
 // the caller. A policy linter belongs here too (issue #20).
-import { MaskStrategy } from "../shapes/policy-enums.js";
 import { type EntityModel, type Member, type MemberScope, modelOfClass } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { DataType } from "../shapes/enums.js";
 import { operatorsOf } from "../shapes/operator-table.js";
 import { aliasCollisions, classPolicyOf } from "./entity-policy.js";
 import { isTransformAttribute, transformChainOf } from "../transform/field-transforms.js";
+import { maskNeedsProblem } from "../transform/apply.js";
 import { PolicyErrorCode } from "../errors/policy-exception.js";
 import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
 
@@ -102,13 +102,8 @@ function checkScope(scope: MemberScope, owner: Function, needs: Needs | null, pr
         problems.push({ code: error.code, where, message: error.message });
         continue;
       }
-      if (!needs) continue;
-      if (chain?.mask?.strategy === MaskStrategy.Hash && (needs.hashSalt ?? "").length < 16) {
-        problems.push({ code: PolicyErrorCode[PolicyErrorCode.MissingHashSalt], where, message: `${chain.source} hashes values; set hashSalt (at least 16 characters)` });
-      }
-      if (chain?.mask?.strategy === MaskStrategy.Tokenize && !needs.tokenVault) {
-        problems.push({ code: PolicyErrorCode[PolicyErrorCode.MissingTokenVault], where, message: `${chain.source} tokenizes values; set tokenVault` });
-      }
+      const missing = needs && chain ? maskNeedsProblem(chain.mask?.strategy, { hashSalt: needs.hashSalt, vault: needs.tokenVault }, chain.source) : null;
+      if (missing) problems.push({ code: PolicyErrorCode[missing.code], where, message: missing.message });
       continue;
     }
     const transform = policy?.attributes.find(isTransformAttribute);

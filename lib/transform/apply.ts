@@ -26,14 +26,25 @@ interface Slot {
   readonly text: string;
 }
 
-/** A chain's needs that configuration must meet: a salt of 16+ characters for Hash, a vault for Tokenize. */
+/**
+ * What a mask strategy needs that configuration must give: a salt of 16+ characters for Hash, a
+ * vault for Tokenize. The one rule, read at startup (validate-policy.ts), when a rule is written
+ * (rule-checks.ts) and when a chain runs (checkChainNeeds); `source` names what asks.
+ */
+export function maskNeedsProblem(strategy: MaskStrategy | undefined, env: Pick<TransformEnvironment, "hashSalt" | "vault">, source: string): { code: PolicyErrorCode; message: string } | null {
+  if (strategy === MaskStrategy.Hash && (env.hashSalt ?? "").length < 16) {
+    return { code: PolicyErrorCode.MissingHashSalt, message: `${source} hashes values; set hashSalt (at least 16 characters)` };
+  }
+  if (strategy === MaskStrategy.Tokenize && !env.vault) {
+    return { code: PolicyErrorCode.MissingTokenVault, message: `${source} tokenizes values; set tokenVault` };
+  }
+  return null;
+}
+
+/** A chain's needs that configuration must meet (maskNeedsProblem), as a PolicyException. */
 export function checkChainNeeds(chain: TransformChain, env: Pick<TransformEnvironment, "hashSalt" | "vault">): void {
-  if (chain.mask?.strategy === MaskStrategy.Hash && (env.hashSalt ?? "").length < 16) {
-    policyError(PolicyErrorCode.MissingHashSalt, `${chain.source} hashes values; set hashSalt (at least 16 characters)`);
-  }
-  if (chain.mask?.strategy === MaskStrategy.Tokenize && !env.vault) {
-    policyError(PolicyErrorCode.MissingTokenVault, `${chain.source} tokenizes values; set tokenVault`);
-  }
+  const problem = maskNeedsProblem(chain.mask?.strategy, env, chain.source);
+  if (problem) policyError(problem.code, problem.message);
 }
 
 /** Transforms every value the tree names in place, except tokenized ones: those wait in `pending` for the vault. */
