@@ -189,8 +189,10 @@ export class SharedChannelListener {
         clearInterval(heartbeat);
         if (!error || this.closed) return;
         this.opened = null;
-        await opened.close().catch(() => undefined);
+        // Degraded at once; the lost connection is closed without waiting for it: a server gone
+        // silent lets end() wait for TCP's timeouts, minutes in which health said "listening".
         this.fail(error);
+        void opened.close().catch(() => undefined);
       } catch (error) {
         this.fail(error as Error);
       }

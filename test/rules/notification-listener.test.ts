@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import type { ChannelConnector, OpenedChannel, QpRuleChange, QpRuleChangeSubscriber } from "../../lib/rules/notifications.js";
 import { sharedListener } from "../../lib/rules/notifications.js";
+import { QpRedisRuleNotifier, type RedisPubSubLike } from "../../lib/rules/redis-notifier.js";
 import { sleep } from "./support.js";
 
 /** A connector whose connections the test opens, fails, silences and loses at will. */
@@ -13,6 +14,8 @@ class FakeConnector implements ChannelConnector {
   pingAnswers: "yes" | "never" | "error" = "yes";
   usableNow = true;
   closed = 0;
+  /** close() never settles, as pg's end() waits on a server gone silent. */
+  closeHangs = false;
   deliver: ((payload: string) => void) | null = null;
   lose: ((error: Error) => void) | null = null;
 
@@ -29,7 +32,10 @@ class FakeConnector implements ChannelConnector {
     this.deliver = deliver;
     this.lose = lost;
     return {
-      close: async () => void this.closed++,
+      close: () => {
+        this.closed++;
+        return this.closeHangs ? new Promise<void>(() => undefined) : Promise.resolve();
+      },
       ping: () => (this.pingAnswers === "yes" ? Promise.resolve() : this.pingAnswers === "error" ? Promise.reject(new Error("ping failed")) : new Promise<void>(() => undefined)),
     };
   }
@@ -109,6 +115,39 @@ describe("Rules: the shared listening connection", () => {
       assert.equal(connector.closed, 1, "the silent connection is closed");
       await subscription.closeAsync();
     }
+  });
+
+  it("a lost connection whose close never finishes (a server gone silent) degrades health at once and reconnects", async () => {
+    const connector = new FakeConnector();
+    connector.closeHangs = true;
+    const subscription = sharedListener({}, "c", () => connector, { startingDelay: 20, heartbeat: 30 }).subscribe(new Recorder());
+    await until("listening", () => subscription.state === "listening");
+    connector.pingAnswers = "never";
+    // Before, the listener awaited close() first: it said "listening" while TCP's timeouts ran.
+    await until("reconnecting although close() never finishes", () => subscription.state === "reconnecting", 1000);
+    assert.match(subscription.lastError!, /no answer to a heartbeat/);
+    connector.pingAnswers = "yes";
+    await until("listening again on a new connection", () => subscription.state === "listening" && connector.opens.length === 2, 2000);
+    connector.closeHangs = false;
+    await subscription.closeAsync();
+  });
+
+  it("QpRedisRuleNotifier: a publish that fails is kept in lastPublishError (the write stands; replicas poll), cleared by the next that succeeds", async () => {
+    let fail = true;
+    const client = {
+      status: "ready",
+      publish: async () => {
+        if (fail) throw new Error("Connection is closed.");
+        return 1;
+      },
+      duplicate: () => { throw new Error("not subscribed in this test"); },
+    } as unknown as RedisPubSubLike;
+    const notifier = new QpRedisRuleNotifier(client);
+    await notifier.publishAsync({ epoch: "e", version: 1 });
+    assert.equal(notifier.lastPublishError, "Connection is closed.");
+    fail = false;
+    await notifier.publishAsync({ epoch: "e", version: 2 });
+    assert.equal(notifier.lastPublishError, null);
   });
 
   it("closing during a back-off wait ends at once and attempts nothing more", async () => {
