@@ -4,7 +4,7 @@
 // keeps the process alive; it closes itself once the DataSource is destroyed.
 import type { DataSource } from "typeorm";
 import {
-  type BackOffOptions, type ChannelConnector, type IQpRuleNotifier, type OpenedChannel, type QpRuleChangeSubscriber, type QpRuleSubscription, sharedListener,
+  type BackOffOptions, type ChannelConnector, type IQpRuleNotifier, type OpenedChannel, type QpRuleChangeSubscriber, type QpRuleSubscription, checkNotifyChannel, sharedListener,
 } from "./notifications.js";
 
 interface PgNotification {
@@ -82,7 +82,12 @@ class PgChannelConnector implements ChannelConnector {
 
 /** The relational store's notifier on PostgreSQL: writes NOTIFY inside their transaction, so it has no publish step. */
 export class QpPostgresRuleNotifier implements IQpRuleNotifier {
-  constructor(private readonly dataSource: DataSource, readonly channel: string, private readonly backOff: BackOffOptions = {}) {}
+  readonly channel: string;
+
+  /** The channel is checked here too (it is written into LISTEN), whoever builds the notifier. */
+  constructor(private readonly dataSource: DataSource, channel: string, private readonly backOff: BackOffOptions = {}) {
+    this.channel = checkNotifyChannel(channel, "QpPostgresRuleNotifier");
+  }
 
   subscribe(subscriber: QpRuleChangeSubscriber): QpRuleSubscription {
     return sharedListener(this.dataSource, this.channel, () => new PgChannelConnector(this.dataSource, this.channel), this.backOff).subscribe(subscriber);

@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 import type { ChannelConnector, OpenedChannel, QpRuleChange, QpRuleChangeSubscriber } from "../../lib/rules/notifications.js";
 import { sharedListener } from "../../lib/rules/notifications.js";
 import { QpRedisRuleNotifier, type RedisPubSubLike } from "../../lib/rules/redis-notifier.js";
+import { QpPostgresRuleNotifier } from "../../lib/rules/pg-listener.js";
+import { QpConfigurationError } from "../../lib/index.js";
+import type { DataSource } from "typeorm";
 import { sleep } from "./support.js";
 
 /** A connector whose connections the test opens, fails, silences and loses at will. */
@@ -148,6 +151,13 @@ describe("Rules: the shared listening connection", () => {
     fail = false;
     await notifier.publishAsync({ epoch: "e", version: 2 });
     assert.equal(notifier.lastPublishError, null);
+  });
+
+  it("QpPostgresRuleNotifier refuses a channel that is no lower-case identifier (it is written into LISTEN)", () => {
+    for (const channel of ['rules"; DROP TABLE querylib_rule; --', "Rules", "", "1rules"]) {
+      assert.throws(() => new QpPostgresRuleNotifier({} as DataSource, channel), QpConfigurationError, channel);
+    }
+    assert.equal(new QpPostgresRuleNotifier({} as DataSource, "querylib_rules").channel, "querylib_rules");
   });
 
   it("closing during a back-off wait ends at once and attempts nothing more", async () => {
