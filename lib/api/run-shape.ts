@@ -15,18 +15,36 @@ import type { FilterResult, SummaryResult } from "../shapes/results.js";
 import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import type { ResolvedSource } from "./source.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
+import type { FilterPlan, SegmentPlan, SummaryPlan } from "../plan/nodes.js";
 
 export type ParsedShape = Filter | Segment | Summary;
+
+/** A shape's plan, tagged with its kind: what the policy transforms and the targets run. */
+export type ShapePlan =
+  | { readonly kind: "filter"; readonly plan: FilterPlan }
+  | { readonly kind: "segment"; readonly plan: SegmentPlan }
+  | { readonly kind: "summary"; readonly plan: SummaryPlan };
 
 /** A shape planned and compiled for its source: statements with values bound, ready to run (and to cache). */
 export type PreparedShape = { readonly kind: "filter" | "segment"; readonly rows: PreparedFilter } | { readonly kind: "summary"; readonly summary: PreparedSummary };
 
-/** `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
+/** The plan of a parsed shape, built once. `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
+export function planParsed(model: EntityModel, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits): ShapePlan {
+  if (kind === "segment") return { kind, plan: buildSegmentPlan(model, shape as Segment, limits) };
+  if (kind === "summary") return { kind, plan: buildSummaryPlan(model, shape as Summary, limits) };
+  return { kind, plan: buildFilterPlan(model, shape as Filter, limits) };
+}
+
+/** A plan compiled for its source's dialect, values bound. */
+export function preparePlan(resolved: ResolvedSource, planned: ShapePlan): PreparedShape {
+  const { base, connection } = resolved;
+  if (planned.kind === "segment") return { kind: "segment", rows: prepareSegment(base, connection, planned.plan) };
+  if (planned.kind === "summary") return { kind: "summary", summary: prepareSummary(base, connection, planned.plan) };
+  return { kind: "filter", rows: prepareFilter(base, connection, planned.plan) };
+}
+
 export function prepareParsed(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits): PreparedShape {
-  const { base, connection, model } = resolved;
-  if (kind === "segment") return { kind, rows: prepareSegment(base, connection, buildSegmentPlan(model, shape as Segment, limits)) };
-  if (kind === "summary") return { kind, summary: prepareSummary(base, connection, buildSummaryPlan(model, shape as Summary, limits)) };
-  return { kind, rows: prepareFilter(base, connection, buildFilterPlan(model, shape as Filter, limits)) };
+  return preparePlan(resolved, planParsed(resolved.model, kind, shape, limits));
 }
 
 export function runPrepared<T>(connection: Connection, prepared: PreparedShape, typed: boolean, getQueryString: boolean): Promise<FilterResult<T> | SummaryResult> {
@@ -46,14 +64,19 @@ export function statementsOf(prepared: PreparedShape): ShapeStatements {
   return { data, count };
 }
 
+/** A plan run over rows in memory. */
+export function runPlanInMemory<T>(rows: readonly object[], planned: ShapePlan, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> | SummaryResult {
+  const data = rows as unknown as Row[];
+  if (planned.kind === "segment") return runSegmentInMemory<T>(data, planned.plan, getQueryString, options);
+  if (planned.kind === "summary") return runSummaryInMemory(data, planned.plan, getQueryString);
+  return runFilterInMemory<T>(data, planned.plan, typed, getQueryString, options);
+}
+
 export function runParsedInMemory<T>(
   rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean,
   options: MemoryOptions = {}, limits?: PlanLimits,
 ): FilterResult<T> | SummaryResult {
-  const data = rows as unknown as Row[];
-  if (kind === "segment") return runSegmentInMemory<T>(data, buildSegmentPlan(model, shape as Segment, limits), getQueryString, options);
-  if (kind === "summary") return runSummaryInMemory(data, buildSummaryPlan(model, shape as Summary, limits), getQueryString);
-  return runFilterInMemory<T>(data, buildFilterPlan(model, shape as Filter, limits), typed, getQueryString, options);
+  return runPlanInMemory<T>(rows, planParsed(model, kind, shape, limits), typed, getQueryString, options);
 }
 
 export { parseFilter, parseSegment, parseSummary, shapeKindOf } from "../parse/parse-shapes.js";

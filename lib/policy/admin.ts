@@ -10,6 +10,8 @@ import { PolicyEffect, PolicyFeature, singleFeatures } from "../shapes/policy-en
 import { supportedOperators } from "../plan/operator-rules.js";
 import { parseFilter } from "../parse/parse-shapes.js";
 import { buildFilterPlan } from "../plan/build-filter.js";
+import type { FilterPlan } from "../plan/nodes.js";
+import { type PlanAdditions, forcedClause, transformPlan } from "./transform-plan.js";
 import { compileFilter } from "../compile/compile-filter.js";
 import { dialectOf } from "../dialect/dialect-of.js";
 import { pageParameters, pageSuffix } from "../execute/run-filter.js";
@@ -227,15 +229,19 @@ export interface SimulateResponse { clause: unknown; filter: Filter; sql: string
 /** Sanitizes and compiles, executing nothing and recording no audit event. */
 export async function simulateOf(
   engine: AdminEngine,
-  sanitizeFilter: (model: EntityModel, filter: Filter) => Promise<{ shape: Filter; trace: PolicyTrace }>,
+  sanitizeFilter: (model: EntityModel, filter: Filter) => Promise<{ shape: Filter; additions: PlanAdditions; trace: PolicyTrace }>,
   entity: string, filter: unknown, dataSource: DataSource,
 ): Promise<SimulateResponse> {
   const root = entityClass(engine.options, entity);
   const model = modelOf(dataSource, root);
   const sanitized = await sanitizeFilter(model, parseFilter(filter ?? {}, engine.options.caps));
-  const plan = buildFilterPlan(model, sanitized.shape, engine.options.caps);
+  // The plan a guarded query would run: built once, then transformed by the policy.
+  const planned = transformPlan({ kind: "filter", plan: buildFilterPlan(model, sanitized.shape, engine.options.caps) }, sanitized.additions);
+  const plan = planned.plan as FilterPlan;
   const dialect = dialectOf(dataSource);
   const compiled = compileFilter(dataSource.getRepository(root).createQueryBuilder("root") as never, dialect, plan);
   const statement = statementOf(compiled.data, dialect, pageSuffix(plan.page), pageParameters(plan.page));
-  return { clause: sanitized.shape.conditionGroup ?? null, filter: sanitized.shape, sql: statement.sql, parameters: [...statement.parameters], policy: sanitized.trace };
+  // The sanitized clause as a request: the caller's group inside the forced conditions.
+  const clause = forcedClause(sanitized.shape.conditionGroup ?? null, sanitized.additions.forced);
+  return { clause, filter: { ...sanitized.shape, conditionGroup: clause }, sql: statement.sql, parameters: [...statement.parameters], policy: sanitized.trace };
 }

@@ -85,7 +85,7 @@ export class QpPolicyEngine {
   simulateAsync(entity: string, filter: unknown, context: QpPolicyContext, dataSource: DataSource): Promise<SimulateResponse> {
     return simulateOf(this, async (model, parsed) => {
       const sanitized = await sanitize(this, context, model, "filter", parsed, false, false);
-      return { shape: sanitized.shape as Filter, trace: copyTrace(sanitized.trace) };
+      return { shape: sanitized.shape as Filter, additions: sanitized.additions, trace: copyTrace(sanitized.trace) };
     }, entity, filter, dataSource);
   }
 

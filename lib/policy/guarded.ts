@@ -4,7 +4,9 @@
 import type { ObjectLiteral } from "typeorm";
 import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
-import { type ParsedShape, type PreparedShape, type ShapeStatements, parseFilter, prepareParsed, runParsedInMemory, runPrepared, shapeKindOf, statementsOf } from "../api/run-shape.js";
+import {
+  type ParsedShape, type PreparedShape, type ShapePlan, type ShapeStatements, parseFilter, planParsed, preparePlan, runPlanInMemory, runPrepared, shapeKindOf, statementsOf,
+} from "../api/run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
 import { PlanCache, digestOf, requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
@@ -24,6 +26,8 @@ import { applyRenames, renameKeys } from "./renames.js";
 import { applyTransforms } from "../transform/apply.js";
 import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
+import { hiddenKeysOf, transformPlan } from "./transform-plan.js";
+import type { PlanLimits } from "../plan/subquery-budget.js";
 import { refusedAuditEvents } from "./refused-audit.js";
 
 export interface GuardedResult<T> extends FilterResult<T> {
@@ -64,12 +68,18 @@ async function finish<R extends FilterResult<unknown>>(
   result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext,
 ): Promise<R & { policy: PolicyTrace }> {
   const rows = result.data as Record<string, unknown>[];
-  for (const row of sanitized.hiddenKeys.length ? rows : []) for (const key of sanitized.hiddenKeys) delete row[key];
+  const hiddenKeys = hiddenKeysOf(kind, sanitized.additions);
+  for (const row of hiddenKeys.length ? rows : []) for (const key of hiddenKeys) delete row[key];
   await applyTransforms(rows, sanitized.transforms, { hashSalt: engine.options.hashSalt, vault: engine.options.tokenVault, context });
   if (kind === "summary") renameKeys(rows, sanitized.keyRenames);
   else applyRenames(rows, sanitized.renames);
   result.policy = sanitized.trace;
   return result as R & { policy: PolicyTrace };
+}
+
+/** The plan of a sanitized request, built once, with what the policy adds to it. */
+function guardedPlan(model: EntityModel, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, limits: PlanLimits): ShapePlan {
+  return transformPlan(planParsed(model, kind, sanitized.shape, limits), sanitized.additions);
 }
 
 export class GuardedQuery<T extends ObjectLiteral> {
@@ -103,9 +113,14 @@ export class GuardedQuery<T extends ObjectLiteral> {
     } else {
       const parsed = parseShape(kind, key === null ? shape : requestOf(request!), this.engine.options.caps);
       const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? guardedKey(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
-      const { sanitized, audited } = this.rebound(kind, parsed, resolved.model, shapeKey, audit)
-        ?? await this.sanitizeAndKeep(kind, parsed, resolved.model, decisions, shapeKey, getQueryString, audit);
-      plan = { sanitized, prepared: prepareParsed(resolved, kind, sanitized.shape, this.engine.options.caps), audited };
+      const rebound = this.rebound(kind, parsed, resolved.model, shapeKey, audit);
+      const fresh = rebound ? null : await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString, false, decisions, audit ?? undefined);
+      const sanitized = rebound?.sanitized ?? fresh!;
+      const audited = rebound?.audited ?? fresh!.audited;
+      // The plan is built once, from the sanitized request, and then transformed by the policy.
+      plan = { sanitized, prepared: preparePlan(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps)), audited };
+      // Kept only once it planned: a request refused for its values teaches the caches nothing.
+      if (!rebound && shapeKey !== null) sanitizedShapes.offer(resolved.model, shapeKey, { parsed: parsed as Filter | Segment, sanitized: sanitized as SanitizeResult<Filter | Segment>, audited });
       if (key !== null) guardedPlans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
@@ -160,17 +175,10 @@ export class GuardedQuery<T extends ObjectLiteral> {
    */
   private rebound(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, shapeKey: string | null, audit: QpAuditEvent[] | null) {
     const known = shapeKey === null ? undefined : sanitizedShapes.get(model, shapeKey);
-    const rebound = known ? rebind(kind, known, parsed as Filter | Segment, model, this.engine.options.caps.maxPageSize) : null;
+    const rebound = known ? rebind(kind, known, parsed as Filter | Segment, this.engine.options.caps.maxPageSize) : null;
     if (!known || !rebound) return null;
     audit?.push(...this.replayed(known.audited));
     return { sanitized: rebound as SanitizeResult<ParsedShape>, audited: known.audited };
-  }
-
-  /** Sanitizes in full, and offers the result for reuse by later requests of its shape. */
-  private async sanitizeAndKeep(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, decisions: DecisionTable, shapeKey: string | null, getQueryString: boolean, audit: QpAuditEvent[] | null) {
-    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, decisions, audit ?? undefined);
-    if (shapeKey !== null) sanitizedShapes.offer(model, shapeKey, { parsed: parsed as Filter | Segment, sanitized: sanitized as SanitizeResult<Filter | Segment>, audited: sanitized.audited });
-    return { sanitized, audited: sanitized.audited };
   }
 
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
@@ -198,7 +206,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     return this.audited(kind, shape, async (collect) => {
       const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, undefined, collect);
-      const result = runParsedInMemory<T>(rows, model, kind, sanitized.shape, typed, getQueryString, {}, this.engine.options.caps);
+      const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, sanitized, this.engine.options.caps), typed, getQueryString);
       return finish(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
     });
   }

@@ -1,17 +1,19 @@
 // Sanitizing a parsed request under a guard, before any SQL is built: every field reference is
 // resolved alias-aware and decided per feature; denied ones throw or are dropped by the
-// blocked-action table; forced predicates wrap the caller's condition; required predicates,
-// caps and the cost budget are checked. The output is an ordinary request with real names.
+// blocked-action table; required predicates, caps and the cost budget are checked. The output is
+// an ordinary request with real names, in the caller's structure, and what the policy adds to
+// its plan (forced predicates, the group floor: transform-plan.ts).
 import { Codes, fail, summaryOrderField } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Connector, DataType, Operator } from "../shapes/enums.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
-import type { AggregateBy, Condition, ConditionGroup, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
+import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import { type EntityModel, type MemberScope, columnPathsOf } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
-import { buildSummaryPlan, groupKeyName } from "../plan/build-summary.js";
-import { buildCondition, bySort } from "../plan/build-predicate.js";
+import { groupKeyName } from "../plan/build-summary.js";
+import { bySort } from "../plan/build-predicate.js";
+import type { PlanAdditions } from "./transform-plan.js";
 import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
@@ -31,8 +33,6 @@ import { type TransformStep, headlineStep, transformSteps } from "./transform-ac
 import { Aggregator } from "../shapes/enums.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
 
-/** The hidden aggregate that carries each group's size for the group floor. */
-export const groupFloorAlias = "__qlGroupFloor";
 
 const deniedCode: Record<number, PolicyErrorCode> = {
   [PolicyFeature.Where]: PolicyErrorCode.FieldDeniedForWhere,
@@ -56,8 +56,8 @@ export interface SanitizeResult<S> {
   readonly keyRenames: ReadonlyMap<string, string>;
   /** Where transformed members sit in the result (real names). */
   readonly transforms: TransformTree;
-  /** Summary outputs QueryLib added for itself and removes from every row. */
-  readonly hiddenKeys: readonly string[];
+  /** What the policy adds to the request's plan (transformPlan): forced predicates and the group floor. */
+  readonly additions: PlanAdditions;
   /** The caller's conditions in the sanitized shape, in the order they were sanitized. */
   readonly callerConditions: readonly CallerCondition[];
 }
@@ -69,26 +69,15 @@ export interface CallerCondition {
   readonly where: string;
 }
 
-/**
- * Value formats and DataType/operator pairs, checked after the policy and named where the caller
- * put each condition. The order of checks under a guard: the shape itself (JSON types, unknown
- * keys, Sort uniqueness, value counts, paging), then the policy on every field reference, "so
- * that a denied field is reported as denied whatever else is wrong with its condition and a
- * caller learns nothing about its type", then value formats and DataType/operator pairs.
- */
-export function checkConditionValues(root: EntityModel, conditions: readonly CallerCondition[]): void {
-  for (const { sanitized, where } of conditions) buildCondition(root, sanitized, where);
-}
-
 export class Sanitizer {
   private readonly entries: PolicyTraceEntry[] = [];
   private cost = 0;
   private conditionCount = 0;
   private forcedCount = 0;
-  /** The caller's conditions with where they sit in the request, for the value checks in finish(). */
+  /** The caller's conditions with where they sit in the request (a cached shape rebinds their values). */
   private readonly conditions: CallerCondition[] = [];
-  /** The caller's groupBy and having, checked in finish() before the group floor wraps the having. */
-  private callerHaving: { groupBy: GroupBy; having: ConditionGroup } | null = null;
+  /** The forced conditions, once injected (the same for every Segment set). */
+  private forcedConditions: readonly Condition[] = [];
   renames: RenameTree = new Map();
   transforms: TransformTree = new Map();
   /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
@@ -290,8 +279,12 @@ export class Sanitizer {
     }
   }
 
-  /** (caller's condition) AND (forced predicates): never a flat merge. Dry run never relaxes it. */
-  forced(group: ConditionGroup | null): ConditionGroup | null {
+  /**
+   * The forced conditions (QpForceWhere) of the root, traced as Injected where they apply (once
+   * per Segment set); transformPlan puts them around the caller's predicate, never in a flat
+   * merge. Dry run never relaxes them.
+   */
+  injectForced(): readonly Condition[] {
     const rootPolicy = classPolicyOf(this.root.target);
     const forced: Condition[] = [];
     for (const member of rootPolicy.members.values()) {
@@ -313,8 +306,8 @@ export class Sanitizer {
         this.record(member.alias ?? member.property, "Where", PolicyAction.Injected, { level, source: describeSource(attribute, member) });
       }
     }
-    if (forced.length === 0) return group;
-    return { sort: 0, connector: Connector.And, conditions: forced, subConditionGroups: group ? [{ ...group, sort: 0 }] : [] };
+    this.forcedConditions = forced;
+    return forced;
   }
 
   // ---- orders, page, selects --------------------------------------------------------------
@@ -493,11 +486,6 @@ export class Sanitizer {
   }
 
   /** A Having that asks only for groups below the floor: thrown, or traced in a dry run. */
-  /** The having as the caller wrote it, so its errors name where the caller put each condition. */
-  noteCallerHaving(groupBy: GroupBy, having: ConditionGroup | null): void {
-    if (having) this.callerHaving = { groupBy, having };
-  }
-
   refuseGroupTooSmall(field: string, message: string): void {
     this.refuse(PolicyErrorCode.GroupTooSmall, message, "having", field, "Group", null);
   }
@@ -510,7 +498,15 @@ export class Sanitizer {
 
   // ---- request-wide -----------------------------------------------------------------------
 
-  finish<S>(shape: S, getQueryString: boolean, keyRenames: ReadonlyMap<string, string> = new Map(), hiddenKeys: readonly string[] = []): SanitizeResult<S> {
+  /**
+   * The request-wide checks, then the result. Value formats and DataType/operator pairs are not
+   * checked here: the plan, built once from the sanitized request, checks them after the policy
+   * (the order of checks under a guard: the shape itself, then the policy on every field
+   * reference, "so that a denied field is reported as denied whatever else is wrong with its
+   * condition and a caller learns nothing about its type", then values), and names each
+   * condition where the caller put it, since the forced predicates are not in the request.
+   */
+  finish<S>(shape: S, getQueryString: boolean, keyRenames: ReadonlyMap<string, string> = new Map(), floor = 1): SanitizeResult<S> {
     const caps = this.options.caps;
     if (this.conditionCount > caps.maxConditions) {
       this.refuse(PolicyErrorCode.CapExceeded, `${this.conditionCount} conditions; MaxConditions is ${caps.maxConditions}`, "conditionGroup", "conditions", "Query", null);
@@ -520,13 +516,9 @@ export class Sanitizer {
       const why = this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL";
       this.refuse(PolicyErrorCode.QueryStringDenied, why, "getQueryString", "queryString", "Query", null);
     }
-    // Value formats and DataType/operator pairs come after the policy (the order of checks, see
-    // checkConditionValues) and are checked here, before forced predicates wrap the caller's
-    // group, so that an error names the condition where the caller put it.
-    checkConditionValues(this.root, this.conditions);
-    if (this.callerHaving) buildSummaryPlan(this.root, { conditionGroup: null, ...this.callerHaving, orders: null, page: null });
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.entries };
-    return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, hiddenKeys, callerConditions: this.conditions };
+    const additions: PlanAdditions = { forced: this.forcedConditions, floor };
+    return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, callerConditions: this.conditions };
   }
 }
 
@@ -576,7 +568,8 @@ export function sanitizeFilter(s: Sanitizer, filter: Filter, getQueryString: boo
   const page = s.page(filter.page);
   const selects = s.selects(filter.selects);
   s.required(where, "conditionGroup");
-  return s.finish({ conditionGroup: s.forced(where), orders, page, selects }, getQueryString);
+  s.injectForced();
+  return s.finish({ conditionGroup: where, orders, page, selects }, getQueryString);
 }
 
 export function sanitizeSegment(s: Sanitizer, segment: Segment, getQueryString: boolean): SanitizeResult<Segment> {
@@ -585,13 +578,14 @@ export function sanitizeSegment(s: Sanitizer, segment: Segment, getQueryString: 
     const where = `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`;
     const group = s.group(set.conditionGroup, where, true);
     s.required(group, where);
-    return { ...set, conditionGroup: s.forced(group) ?? group };
+    s.injectForced();
+    return { ...set, conditionGroup: group };
   });
   if (sets.length === 0) {
-    // No set selects everything: the forced predicate and the required conditions apply as to a Filter without a group.
+    // No set selects everything: the forced predicate and the required conditions apply as to a
+    // Filter without a group (transformPlan adds the set).
     s.required(null, "conditionSets");
-    const forced = s.forced(null);
-    if (forced) sets.push({ sort: 1, intersection: null, conditionGroup: forced });
+    s.injectForced();
   }
   const orders = s.orders(segment.orders);
   const page = s.page(segment.page);
@@ -616,19 +610,15 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   s.countConditions(summary.having);
   const page = s.page(summary.page);
   s.required(where, "conditionGroup");
-  let having = summary.having ?? null;
-  const hidden: string[] = [];
-  if (groupBy && s.floor > 1) {
-    // The floor runs in SQL, so totals and pages count only the groups returned.
-    const tooSmall = floorRequestProblem(having, groupBy.aggregateBy, s.floor);
+  const having = summary.having ?? null;
+  // The floor runs in SQL (transformPlan), so totals and pages count only the groups returned.
+  const floor = groupBy ? s.floor : 1;
+  if (floor > 1) {
+    const tooSmall = floorRequestProblem(having, groupBy!.aggregateBy, floor);
     if (tooSmall) s.refuseGroupTooSmall(tooSmall.field, tooSmall.message);
-    s.noteCallerHaving(groupBy, having);
-    groupBy = { ...groupBy, aggregateBy: [...groupBy.aggregateBy, { field: null, alias: groupFloorAlias, aggregator: Aggregator.Count }] };
-    const floorCondition: Condition = { sort: 0, field: groupFloorAlias, dataType: DataType.Number, operator: Operator.GreaterThanOrEqual, values: [s.floor] };
-    having = { sort: 0, connector: Connector.And, conditions: [floorCondition], subConditionGroups: having ? [{ ...having, sort: 0 }] : [] };
-    hidden.push(groupFloorAlias);
   }
-  return s.finish({ conditionGroup: s.forced(where), groupBy, having, orders, page }, getQueryString, keyRenames, hidden);
+  s.injectForced();
+  return s.finish({ conditionGroup: where, groupBy, having, orders, page }, getQueryString, keyRenames, floor);
 }
 
 /** The output chain of a member given its Select decision (see Sanitizer.chainOf); the schema uses it too. */

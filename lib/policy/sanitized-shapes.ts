@@ -7,16 +7,16 @@
 // after the checks that do look at values run again, in the uncached order:
 //   1. the shape checks (value counts per operator, page numbers): first, as on a miss;
 //   2. the page cap: a page above MaxPageSize is sanitized afresh (and refused there);
-//   3. the value formats, named where the caller put each condition.
+//   3. the value formats, named where the caller put each condition: by the plan, built from the
+//      rebound request as on a miss.
 // Summaries are not reused this way (their group floor reads the Having's values), nor are dry
 // runs (their trace can quote a refused value).
 import type { Condition, ConditionGroup, Filter, Segment } from "../shapes/shapes.js";
-import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import { checkFilterShape, checkSegmentShape } from "../validate/shape-checks.js";
 import { keyOf } from "../execute/sql-texts.js";
 import type { QpAuditEvent } from "./audit.js";
-import { type CallerCondition, type SanitizeResult, checkConditionValues } from "./sanitize.js";
+import type { CallerCondition, SanitizeResult } from "./sanitize.js";
 
 /** A sanitized request and the parsed request it came from. */
 export interface SanitizedShape {
@@ -70,7 +70,7 @@ function groupsOf(kind: ShapeKind, shape: Filter | Segment): ConditionGroup[] {
  * `request` (same shape key as `known.parsed`) sanitized by reusing `known`: its values and page
  * bound into the known sanitized shape. Null when it must be sanitized afresh (a page above the cap).
  */
-export function rebind(kind: ShapeKind, known: SanitizedShape, request: Filter | Segment, root: EntityModel, maxPageSize: number): SanitizeResult<Filter | Segment> | null {
+export function rebind(kind: ShapeKind, known: SanitizedShape, request: Filter | Segment, maxPageSize: number): SanitizeResult<Filter | Segment> | null {
   if (kind === "segment") checkSegmentShape(request as Segment);
   else checkFilterShape(request as Filter);
   if (request.page && request.page.pageSize > maxPageSize) return null;
@@ -83,8 +83,6 @@ export function rebind(kind: ShapeKind, known: SanitizedShape, request: Filter |
     const parsed = pairs.get(c.parsed)!;
     return { sanitized: { ...c.sanitized, values: parsed.values }, parsed, where: c.where };
   });
-  checkConditionValues(root, callerConditions);
-
   const fresh = new Map(known.sanitized.callerConditions.map((c, i) => [c.sanitized, callerConditions[i]!.sanitized]));
   const bind = (group: ConditionGroup): ConditionGroup => ({
     ...group,

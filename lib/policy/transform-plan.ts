@@ -1,0 +1,85 @@
+// The policy as a transform of the plan: what a guard adds to a caller's query is added to the
+// plan built from the caller's (sanitized) request, never to the request itself. So the plan is
+// built once, its errors name the places the caller wrote, and the additions cannot be reached,
+// reordered or reinterpreted by anything the caller sent:
+// - forced predicates (QpForceWhere) become and(forced…, caller) around the caller's predicate,
+//   of a Filter, of a Summary and of every Segment set (a Segment without sets gets one: the
+//   forced predicate alone);
+// - the group floor becomes a hidden COUNT(*) aggregate and and(count >= floor, caller's having),
+//   so totals and pages count only the groups returned.
+import { Codes, fail } from "../errors/codes.js";
+import { Aggregator, Connector, DataType, Operator } from "../shapes/enums.js";
+import type { Condition, ConditionGroup } from "../shapes/shapes.js";
+import type { EntityModel } from "../model/entity-model.js";
+import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
+import { buildCondition } from "../plan/build-predicate.js";
+import type { ShapePlan } from "../api/run-shape.js";
+
+/** The hidden aggregate that carries each group's size for the group floor. */
+export const groupFloorAlias = "__qlGroupFloor";
+
+/** What the policy adds to a plan: forced conditions (real names, values from the context) and the group floor. */
+export interface PlanAdditions {
+  readonly forced: readonly Condition[];
+  /** The smallest group a Summary may return; 1 or less adds nothing. */
+  readonly floor: number;
+}
+
+export const noAdditions: PlanAdditions = { forced: [], floor: 1 };
+
+/**
+ * Where a forced condition's errors point: its values come from the context, not the request
+ * (a context value that is not of its column's type is the host's error, named as such).
+ */
+const forcedWhere = (i: number) => `forced[${i}]`;
+
+function forcedPredicates(root: EntityModel, forced: readonly Condition[]): Predicate[] {
+  return forced.map((condition, i) => buildCondition(root, condition, forcedWhere(i)));
+}
+
+/** and(forced…, caller): forced first, the caller's predicate as one item (never a flat merge). */
+function andForced(forced: readonly Predicate[], caller: Predicate | null): Predicate | null {
+  const items = caller ? [...forced, caller] : [...forced];
+  if (items.length === 0) return null;
+  return items.length === 1 ? items[0]! : { kind: "and", items };
+}
+
+export function transformPlan(planned: ShapePlan, additions: PlanAdditions): ShapePlan {
+  const { forced, floor } = additions;
+  if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
+  const predicates = forcedPredicates(planned.plan.root, forced);
+  switch (planned.kind) {
+    case "filter":
+      return { kind: "filter", plan: { ...planned.plan, where: andForced(predicates, planned.plan.where) } };
+    case "segment": {
+      const sets = planned.plan.sets.map((set) => ({ ...set, where: andForced(predicates, set.where) }));
+      // No set selects everything: the forced predicate applies as to a Filter without a group.
+      if (sets.length === 0 && predicates.length > 0) sets.push({ intersection: null, where: andForced(predicates, null) });
+      return { kind: "segment", plan: { ...planned.plan, sets } };
+    }
+    case "summary": {
+      const plan = { ...planned.plan, where: andForced(predicates, planned.plan.where) };
+      if (floor <= 1) return { kind: "summary", plan };
+      const clash = plan.aggregates.findIndex((a) => a.alias.toLowerCase() === groupFloorAlias.toLowerCase());
+      if (clash >= 0) fail(Codes.AggregationAliasesMustBeUnique, `alias "${groupFloorAlias}" is reserved for the group floor`, `groupBy.aggregateBy[${clash}].alias`);
+      const count: Aggregate = { alias: groupFloorAlias, aggregator: Aggregator.Count, value: null };
+      const atFloor: HavingPredicate = { kind: "compare-aggregate", aggregate: count, operator: Operator.GreaterThanOrEqual, dataType: DataType.Number, values: [floor] };
+      const having: HavingPredicate = plan.having ? { kind: "and", items: [atFloor, plan.having] } : atFloor;
+      return { kind: "summary", plan: { ...plan, aggregates: [...plan.aggregates, count], having } };
+    }
+  }
+}
+
+/** The keys a plan transform adds to every result row, which the policy removes before returning it. */
+export function hiddenKeysOf(kind: ShapePlan["kind"], additions: PlanAdditions): readonly string[] {
+  return kind === "summary" && additions.floor > 1 ? [groupFloorAlias] : [];
+}
+
+/**
+ * The caller's group with the forced conditions around it, as a request (Simulate shows the
+ * sanitized clause this way); the query itself gets them as plan nodes (transformPlan).
+ */
+export function forcedClause(group: ConditionGroup | null, forced: readonly Condition[]): ConditionGroup | null {
+  if (forced.length === 0) return group;
+  return { sort: 0, connector: Connector.And, conditions: [...forced], subConditionGroups: group ? [{ ...group, sort: 0 }] : [] };
+}

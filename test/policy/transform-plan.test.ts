@@ -1,0 +1,136 @@
+// The policy as a transform of the plan (lib/policy/transform-plan.ts): the sanitized request is
+// the caller's request (real names, the caller's structure), and what the guard adds (forced
+// predicates, the group floor) is added to the plan built once from it. These tests pin the plan
+// the transform makes, that the request carries no forced condition, and the few behaviours the
+// move decided: a caller's alias that takes the floor's name, and a context value of the wrong
+// type named as the forced condition's, not as a place in the caller's request.
+import assert from "node:assert/strict";
+import { Column, Entity, PrimaryColumn } from "typeorm";
+import { Operator, QpEntity, QpForceWhere, QpPolicyContext, applyPolicy, inMemory } from "../../lib/index.js";
+import { parseShape } from "../../lib/api/to-list-async.js";
+import { type ShapePlan, planParsed } from "../../lib/api/run-shape.js";
+import { modelOfClass } from "../../lib/model/entity-model.js";
+import type { Comparison, HavingComparison, Predicate, SummaryPlan } from "../../lib/plan/nodes.js";
+import { sanitize } from "../../lib/policy/sanitize-request.js";
+import { forcedClause, groupFloorAlias, transformPlan } from "../../lib/policy/transform-plan.js";
+import type { ShapeKind } from "../../lib/parse/parse-shapes.js";
+import { Patient } from "./domain.js";
+import { type Shape, and, cond, convenience, expectLogicError, tenantContext, whereShape } from "./helpers.js";
+
+@QpEntity()
+@Entity("tp_ledger")
+class Ledger {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpForceWhere({ operator: Operator.Equal, contextValue: "tenantNo" })
+  @Column({ type: "int" }) tenantNo!: number;
+}
+
+/** The sanitized request and its plan, before and after the policy's transform. */
+async function planned(kind: ShapeKind, shape: Shape) {
+  const context = await tenantContext(convenience, "t-1");
+  const model = modelOfClass(Patient);
+  const sanitized = await sanitize(convenience, context, model, kind, parseShape(kind, shape, convenience.options.caps), false, false);
+  const before = planParsed(model, kind, sanitized.shape, convenience.options.caps);
+  return { sanitized, before, after: transformPlan(before, sanitized.additions) };
+}
+
+/** `tenantId = 't-1'`, the forced predicate of Patient for tenant t-1. */
+function assertForced(predicate: Predicate | null | undefined) {
+  assert.ok(predicate && predicate.kind === "compare", `a forced comparison, got ${predicate?.kind}`);
+  const compare = predicate as Comparison;
+  assert.deepEqual([compare.left.column.propertyPath, compare.operator, compare.values], ["tenantId", Operator.Equal, ["t-1"]]);
+}
+
+const whereOf = (p: ShapePlan) => (p.kind === "segment" ? null : p.plan.where);
+
+describe("The policy as a transform of the plan", () => {
+  it("Filter: the request stays the caller's; the plan gets and(forced, caller), the caller's predicate as one item", async () => {
+    const { sanitized, before, after } = await planned("filter", whereShape(cond("name", "StartsWith", ["P"]), cond("id", "GreaterThan", [3], 2)));
+    const group = (sanitized.shape as unknown as { conditionGroup: { conditions: { field: string }[]; subConditionGroups: unknown[] } }).conditionGroup;
+    assert.deepEqual(group.conditions.map((c) => c.field), ["name", "id"], "no forced condition in the sanitized request");
+    assert.deepEqual(group.subConditionGroups, []);
+    assert.deepEqual(sanitized.additions.forced.map((c) => [c.field, c.operator, c.values]), [["tenantId", Operator.Equal, ["t-1"]]]);
+    const callers = whereOf(before)!;
+    const where = whereOf(after)!;
+    assert.equal(where.kind, "and");
+    const items = (where as { items: readonly Predicate[] }).items;
+    assert.equal(items.length, 2);
+    assertForced(items[0]);
+    assert.equal(items[1], callers, "the caller's predicate, untouched, as one item");
+  });
+
+  it("Filter without a condition: the forced predicate alone", async () => {
+    const { before, after } = await planned("filter", {});
+    assert.equal(whereOf(before), null);
+    assertForced(whereOf(after));
+  });
+
+  it("Segment: every set gets the forced predicate; a Segment without sets gets one set of it", async () => {
+    const { after } = await planned("segment", {
+      conditionSets: [{ sort: 1, conditionGroup: and(cond("id", "LessThan", [10])) }, { sort: 2, intersection: "Union", conditionGroup: and(cond("id", "GreaterThan", [30])) }],
+    });
+    assert.equal(after.kind, "segment");
+    const sets = after.kind === "segment" ? after.plan.sets : [];
+    assert.equal(sets.length, 2);
+    for (const set of sets) {
+      assert.equal(set.where?.kind, "and");
+      assertForced((set.where as { items: readonly Predicate[] }).items[0]);
+    }
+    const empty = await planned("segment", { conditionSets: [] });
+    const emptySets = empty.after.kind === "segment" ? empty.after.plan.sets : [];
+    assert.equal(emptySets.length, 1);
+    assert.equal(emptySets[0]!.intersection, null);
+    assertForced(emptySets[0]!.where);
+  });
+
+  it("Summary: the group floor is a hidden COUNT(*) and and(count >= floor, the caller's having)", async () => {
+    const { sanitized, before, after } = await planned("summary", {
+      groupBy: { fields: ["diagnosis"], aggregateBy: [{ alias: "n", aggregator: "Count" }] },
+      having: and(cond("n", "GreaterThanOrEqual", [6])),
+    });
+    assert.equal(sanitized.additions.floor, convenience.options.caps.minGroupSize);
+    assert.equal((sanitized.shape as { having: { conditions: unknown[] } }).having.conditions.length, 1, "the request's having is the caller's");
+    const plan = after.plan as SummaryPlan;
+    assert.deepEqual(plan.aggregates.map((a) => [a.alias, a.aggregator, a.value]), [["n", "Count", null], [groupFloorAlias, "Count", null]]);
+    assert.equal(plan.having?.kind, "and");
+    const [floor, callers] = (plan.having as { items: readonly unknown[] }).items as [HavingComparison, unknown];
+    assert.deepEqual([floor.aggregate.alias, floor.operator, floor.values], [groupFloorAlias, Operator.GreaterThanOrEqual, [convenience.options.caps.minGroupSize]]);
+    assert.equal(callers, (before.plan as SummaryPlan).having);
+    assertForced(plan.where);
+  });
+
+  it("Summary: a caller's aggregate that takes the floor's alias is refused where the caller declared it", async () => {
+    const error = await expectLogicError(() => planned("summary", {
+      groupBy: { fields: ["diagnosis"], aggregateBy: [{ alias: "n", aggregator: "Count" }, { alias: groupFloorAlias.toUpperCase(), aggregator: "Count" }] },
+    }), "AggregationAliasesMustBeUnique");
+    assert.equal(error.path, "groupBy.aggregateBy[1].alias");
+  });
+
+  it("a guarded run returns the same rows as a hand-written (forced AND caller) filter, and hides the floor's key", async () => {
+    const context = await tenantContext(convenience, "t-1");
+    const rows = [1, 2, 3, 4, 5, 6, 7].map((id) => Object.assign(new Patient(), { id, tenantId: id % 2 ? "t-1" : "t-2", name: `P${id}`, diagnosis: "flu", age: 30, salary: 1, ward: "A", doctorId: 1 }));
+    const guarded = applyPolicy(inMemory(Patient, rows), context);
+    const filtered = await guarded.toListAsync(whereShape(cond("id", "GreaterThan", [2])));
+    assert.deepEqual(filtered.data.map((r) => (r as Patient).id), [3, 5, 7]);
+    const summary = await guarded.toListAsync({ groupBy: { fields: ["diagnosis"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } });
+    assert.deepEqual(summary.data, [], "4 rows of t-1 are under the floor of 5");
+    rows.push(...[9, 11].map((id) => Object.assign(new Patient(), { ...rows[0], id })));
+    const grouped = await applyPolicy(inMemory(Patient, rows), context).toListAsync({ groupBy: { fields: ["diagnosis"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } });
+    assert.deepEqual(grouped.data, [{ diagnosis: "flu", n: 6 }], "no hidden key in a row");
+  });
+
+  it("a context value of the wrong type for its forced column is named as the forced condition's, not as a place in the request", async () => {
+    const context = await convenience.prepareAsync(new QpPolicyContext().withValue("tenantNo", "not a number"));
+    const error = await expectLogicError(() => applyPolicy(inMemory(Ledger, [Object.assign(new Ledger(), { id: 1, tenantNo: 4 })]), context).toListAsync(whereShape(cond("id", "Equal", [1]))), "InvalidFormat");
+    assert.equal(error.path, "forced[0].values[0]");
+  });
+
+  it("Simulate's clause shows the forced conditions around the caller's group (forcedClause)", () => {
+    const caller = { sort: 1, connector: "And", conditions: [{ sort: 1, field: "id", dataType: "Number", operator: "Equal", values: [1] }], subConditionGroups: [] } as never;
+    const forced = [{ sort: 1, field: "tenantId", dataType: "Text", operator: "Equal", values: ["t-1"] }] as never;
+    const clause = forcedClause(caller, forced)!;
+    assert.deepEqual(clause.conditions, forced);
+    assert.deepEqual(clause.subConditionGroups, [{ ...(caller as object), sort: 0 }]);
+    assert.equal(forcedClause(caller, []), caller);
+  });
+});
