@@ -6,7 +6,7 @@ import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { EntityModel, Member, MemberScope } from "../model/entity-model.js";
-import { maxCachedPathLength, resolvePath } from "../resolve/resolve-path.js";
+import { type SegmentFinder, maxCachedPathLength, walkPath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import { type MemberPolicy, checkAliasCollisions, classPolicyOf } from "./entity-policy.js";
 
@@ -57,46 +57,28 @@ export function reference(root: EntityModel, raw: string | null | undefined, whe
   return known;
 }
 
+/**
+ * Under a guard a segment is a public name: an alias (case-insensitive), else a member's own name
+ * (exactly, else its single case-insensitive match) unless that member has an alias, which makes
+ * it reachable only by the alias.
+ */
+const findPublic: SegmentFinder = (owner, _ownerName, scope, segment, raw, where) => {
+  const classPolicy = classPolicyOf(owner);
+  checkAliasCollisions(classPolicy, scope);
+  const aliased = classPolicy.aliases.get(segment.toLowerCase());
+  if (aliased) return scope.find(aliased) as Member;
+  const found = scope.find(segment);
+  if (found === "ambiguous") policyError(PolicyErrorCode.AmbiguousFieldName, `"${segment}" matches more than one member case-insensitively`, where);
+  if (!found || classPolicy.members.get(found.name)?.alias) fail(Codes.InvalidField, `no member "${segment}" (path "${raw}")`, where);
+  return found;
+};
+
+/** The one resolver (resolve/resolve-path.ts), reading segments as public names. */
 function resolveReference(root: EntityModel, raw: string | null | undefined, where: string): Reference {
-  if (raw === null || raw === undefined || raw.trim() === "") fail(Codes.InvalidField, "a field path is required", where);
-  const segments = raw.split(".").map((s) => s.trim()).filter((s) => s !== "");
-  let scope = root.scope;
-  let owner = root.target;
-  const crossed: PolicyMember[] = [];
-  const real: string[] = [];
-  const publicNames: string[] = [];
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const classPolicy = classPolicyOf(owner);
-    checkAliasCollisions(classPolicy, scope);
-    const aliased = classPolicy.aliases.get(segment.toLowerCase());
-    let member: Member;
-    if (aliased) member = scope.find(aliased) as Member;
-    else {
-      const found = scope.find(segment);
-      if (found === "ambiguous") policyError(PolicyErrorCode.AmbiguousFieldName, `"${segment}" matches more than one member case-insensitively`, where);
-      // A member with a public alias is reachable only by that alias under a guard.
-      if (!found || classPolicy.members.get(found.name)?.alias) fail(Codes.InvalidField, `no member "${segment}" (path "${raw}")`, where);
-      member = found;
-    }
-    const step = policyMember(owner, scope, member);
-    real.push(member.name);
-    publicNames.push(step.publicName);
-    if (i === segments.length - 1) {
-      return { canonical: real.join("."), publicPath: publicNames.join("."), path: resolvePath(root, real.join("."), where), end: step, crossed };
-    }
-    crossed.push(step);
-    if (member.kind === "column") resolvePath(root, real.concat(segments.slice(i + 1)).join("."), where); // throws: nothing follows a value
-    else if (member.kind === "embedded") {
-      scope = member.scope;
-      owner = member.target;
-    } else {
-      const target = member.target();
-      scope = target.scope;
-      owner = target.target;
-    }
-  }
-  return fail(Codes.InvalidField, `path "${raw}" names nothing`, where);
+  const { path, steps } = walkPath(root, raw, where, findPublic);
+  const members = steps.map((step) => policyMember(step.owner, step.scope, step.member));
+  const end = members.pop()!;
+  return { canonical: path.path, publicPath: [...members, end].map((m) => m.publicName).join("."), path, end, crossed: members };
 }
 
 /** Relation hops in a path (embeddeds are not navigation). */
