@@ -120,6 +120,16 @@ const isResolved = (options: object): options is QpPolicyOptions => {
 
 let defaultEngine: QpPolicyEngine | null = null;
 
+/**
+ * QpPolicy's engine is configured only by QpPolicy.configure or addQpPolicies. QueryLibModule
+ * (querylib/nest) runs an engine of its own by design, one per application, so a Nest user who
+ * follows the spec's QpPolicy.prepareAsync meets an unconfigured QpPolicy: say which way out.
+ */
+const prepareWithoutConfigure = "QpPolicy.prepareAsync: QpPolicy has no engine; QpPolicy.configure (or addQpPolicies) must run at startup first. "
+  + "Under NestJS, QueryLibModule.forRoot runs an engine of its own and does not configure QpPolicy: prepare contexts with "
+  + "QueryLibService.prepareAsync(context) (or QpClaimsAdapter.createContextAsync and getPolicyContextAsync, which use the module's engine), or pass useDefaultEngine: true to QueryLibModule.forRoot "
+  + "to have the module configure QpPolicy's engine and use it";
+
 export const QpPolicy = {
   /** Configures the process-wide engine; a second call is refused. */
   configure(options: QpPolicyOptionsInput | QpPolicyOptions = {}, providers: QpPolicyProviders = {}): QpPolicyEngine {
@@ -133,7 +143,7 @@ export const QpPolicy = {
   },
 
   prepareAsync(context: QpPolicyContext): Promise<QpPolicyContext> {
-    if (!defaultEngine) throw new QpConfigurationError("QpPolicy.configure (or addQpPolicies) must run at startup before QpPolicy.prepareAsync");
+    if (!defaultEngine) throw new QpConfigurationError(prepareWithoutConfigure, "PolicyNotConfigured");
     return defaultEngine.prepareAsync(context);
   },
 };

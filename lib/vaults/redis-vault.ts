@@ -28,7 +28,7 @@ export class QpRedisTokenVault implements IQpTokenVault {
   roundTrips = 0;
 
   constructor(private readonly client: RedisLike, options: QpRedisTokenVaultOptions) {
-    this.digestKey = new HmacSha256(checkDigestKey("QpRedisTokenVault", options.digestKey));
+    this.digestKey = new HmacSha256(checkDigestKey("QpRedisTokenVault", options));
     this.keyPrefix = options.keyPrefix ?? "querylib:token:";
   }
 

@@ -30,7 +30,7 @@ export class QpTypeOrmTokenVault implements IQpTokenVault {
   roundTrips = 0;
 
   constructor(private readonly dataSource: DataSource, options: QpTypeOrmTokenVaultOptions) {
-    this.digestKey = new HmacSha256(checkDigestKey("QpTypeOrmTokenVault", options.digestKey));
+    this.digestKey = new HmacSha256(checkDigestKey("QpTypeOrmTokenVault", options));
   }
 
   async tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>> {

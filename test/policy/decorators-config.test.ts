@@ -447,6 +447,20 @@ describe("Policy options and caps", () => {
       assert.equal(engine.options.entities.nameOf(Patient), "patients");
     });
 
+    it("QpPolicy.prepareAsync before any configuration says so, and names the ways out under QueryLibModule", () => {
+      let caught: unknown;
+      try {
+        void QpPolicy.prepareAsync(new QpPolicyContext());
+      } catch (error) {
+        caught = error;
+      }
+      assert.ok(caught instanceof QpConfigurationError, String(caught));
+      assert.equal(caught.code, "PolicyNotConfigured");
+      for (const part of ["QpPolicy.configure (or addQpPolicies) must run at startup first", "runs an engine of its own", "QueryLibService.prepareAsync(context)", "useDefaultEngine: true"]) {
+        assert.ok(caught.message.includes(part), `"${caught.message}" should mention ${part}`);
+      }
+    });
+
     it("refuses a second configuration, by either call", () => {
       addQpPolicies({});
       expectConfigError(() => addQpPolicies({}), /already/);

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import type { DataSource } from "typeorm";
-import { PolicyException, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, applyPolicy, type IQpTokenVault } from "../../lib/index.js";
+import { PolicyException, QpConfigurationError, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, applyPolicy, type IQpTokenVault } from "../../lib/index.js";
 import { QpRedisTokenVault } from "../../lib/vaults/redis-vault.js";
 import { QpTokenRecord, QpTypeOrmTokenVault } from "../../lib/vaults/typeorm-vault.js";
 import { type Dialect, dialects, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
@@ -14,6 +14,32 @@ import { Member, memberData } from "./domain.js";
 
 const digestKey = "test-digest-key-0123456789";
 const hex32 = /^[0-9a-f]{32}$/;
+
+describe("Token vaults: a missing digest key", () => {
+  // A new user's first try: new QpRedisTokenVault(client) threw "Cannot read properties of undefined (reading 'digestKey')".
+  const vaults = [
+    { name: "QpRedisTokenVault", make: (options: unknown) => new QpRedisTokenVault({} as never, options as never) },
+    { name: "QpTypeOrmTokenVault", make: (options: unknown) => new QpTypeOrmTokenVault({} as never, options as never) },
+  ];
+  for (const { name, make } of vaults) {
+    it(`${name} without options, with no key or a short one: a QpConfigurationError that says what to pass`, () => {
+      for (const [options, got] of [[undefined, "no digestKey"], [{}, "no digestKey"], [{ digestKey: 42 }, "no digestKey"], [{ digestKey: "short" }, "a digestKey of 5 characters"]] as const) {
+        let caught: unknown;
+        try {
+          make(options);
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught, JSON.stringify(options)).to.be.instanceOf(QpConfigurationError);
+        const error = caught as QpConfigurationError;
+        expect(error.code).to.equal("MissingDigestKey");
+        expect(error.message).to.include(`${name} got ${got}: pass { digestKey } with a secret of at least 16 characters`);
+        expect(error.message).to.include("never the value");
+      }
+      expect(() => make({ digestKey })).to.not.throw();
+    });
+  }
+});
 
 async function contractOf(makeVault: () => IQpTokenVault | Promise<IQpTokenVault>, scope: string) {
   const vault = await makeVault();
