@@ -16,7 +16,10 @@ import { buildCondition } from "../plan/build-predicate.js";
 import { buildFilterPlan, buildOrders, buildSelects, buildWhere } from "../plan/build-filter.js";
 import { checkPage, pageOffset } from "../shapes/page.js";
 import { buildSummaryPlan } from "../plan/build-summary.js";
-import type { FilterPlan } from "../plan/nodes.js";
+import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
+
+/** What a guarded untyped query does to its rows before returning them (renames, hidden keys, transforms). */
+export type RowsFinish = (rows: Record<string, unknown>[]) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { FilterInput, OrderBy, PageBy, SummaryInput } from "../shapes/shapes.js";
 import { DynamicQuery } from "./dynamic-query.js";
@@ -109,7 +112,11 @@ function selectNative<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, resolv
 /** Filter(filter): where, order, page, select, in that order. */
 export function filter<T extends ObjectLiteral>(source: QuerySource<T>, filterInput: FilterInput | string): SelectQueryBuilder<T> {
   const resolved = resolve(source);
-  const plan = buildFilterPlan(resolved.model, parseFilter(filterInput));
+  return filterBuilderOf<T>(resolved, buildFilterPlan(resolved.model, parseFilter(filterInput)));
+}
+
+/** A Filter's plan as a clone of the source's builder (the guarded builders compile theirs here too). */
+export function filterBuilderOf<T extends ObjectLiteral>(resolved: ResolvedSource, plan: FilterPlan): SelectQueryBuilder<T> {
   const qb = clone<T>(resolved);
   const writer = new SqlWriter(resolved.connection.dialect);
   const { scope, text } = compileWhere(writer, qb.alias, resolved.model, plan.where);
@@ -130,7 +137,8 @@ export function filter<T extends ObjectLiteral>(source: QuerySource<T>, filterIn
   return selected;
 }
 
-function dynamicFilter(resolved: ResolvedSource, plan: FilterPlan): DynamicQuery {
+/** A Filter's plan as an untyped query that QueryLib runs itself; `finishRows` gets its rows before they are returned. */
+export function dynamicFilter(resolved: ResolvedSource, plan: FilterPlan, finishRows: RowsFinish = (rows) => rows): DynamicQuery {
   const compiled = compileFilter(resolved.base, resolved.connection.dialect, plan);
   const statement = () => statementOf(compiled.data, resolved.connection.dialect, pageSuffix(plan.page), pageParameters(plan.page));
   const builder = plan.page ? compiled.data.clone().offset(pageOffset(plan.page)).limit(plan.page.pageSize) : compiled.data;
@@ -141,7 +149,7 @@ function dynamicFilter(resolved: ResolvedSource, plan: FilterPlan): DynamicQuery
     const rows = await runStatement(connection, statement());
     const materialized = rows.map((row) => ({ object: materialize(connection.dataSource.driver, compiled.projection, row, false), row }));
     await loadCollections(connection, compiled.projection, materialized, false);
-    return materialized.map((m) => m.object);
+    return finishRows(materialized.map((m) => m.object));
   }));
 }
 
@@ -160,14 +168,18 @@ export function filterDynamic<T extends ObjectLiteral>(source: QuerySource<T>, f
 /** Summary(summary): keys, aggregates, having, order, page. */
 export function summary<T extends ObjectLiteral>(source: QuerySource<T>, summaryInput: SummaryInput | string): DynamicQuery {
   const resolved = resolve(source);
-  const plan = buildSummaryPlan(resolved.model, parseSummary(summaryInput));
+  return summaryQueryOf(resolved, buildSummaryPlan(resolved.model, parseSummary(summaryInput)));
+}
+
+/** A Summary's plan as an untyped query; `finishRows` gets its rows before they are returned. */
+export function summaryQueryOf(resolved: ResolvedSource, plan: SummaryPlan, finishRows: RowsFinish = (rows) => rows): DynamicQuery {
   const compiled = compileSummary(resolved.base, resolved.connection.dialect, plan);
   const statement = () => statementOf(compiled.data, resolved.connection.dialect, pageSuffix(plan.page), pageParameters(plan.page));
   const driver = resolved.connection.dataSource.driver;
   return new DynamicQuery(compiled.data, () => {
     const s = statement();
     return [s.sql, [...s.parameters]];
-  }, () => withReadRunner(resolved.connection, async (connection) => (await runStatement(connection, statement())).map((row) => summaryRow(driver, plan, row))));
+  }, () => withReadRunner(resolved.connection, async (connection) => finishRows((await runStatement(connection, statement())).map((row) => summaryRow(driver, plan, row)))));
 }
 
 /** Group(groupBy): keys and aggregates only (2.1.5: no where, having, order or page). */

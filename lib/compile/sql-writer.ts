@@ -26,7 +26,10 @@ export class SqlWriter {
   private paramCount = 0;
   private aliasCount = 0;
 
-  constructor(readonly dialect: SqlDialect) {}
+  /** `firstParameter`: the first `ql_<n>` this writer uses, past those a builder already holds. */
+  constructor(readonly dialect: SqlDialect, firstParameter = 0) {
+    this.paramCount = firstParameter;
+  }
 
   param(value: unknown): string {
     const texts = parameterText(this.paramCount++);

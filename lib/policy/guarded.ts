@@ -1,7 +1,7 @@
 // applyPolicy(source, context): the only entry point of the policy layer. The guarded handle
 // mirrors the query functions; each request is parsed, checked for shape, sanitized under the
 // context's engine, run by the ordinary engine, renamed to public names and traced.
-import type { ObjectLiteral } from "typeorm";
+import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
 import {
@@ -29,6 +29,25 @@ import { type PolicyTrace, copyTrace } from "./trace.js";
 import { hiddenKeysOf, transformPlan } from "./transform-plan.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
 import { refusedAuditEvents } from "./refused-audit.js";
+import { type RowsFinish, dynamicFilter, filterBuilderOf, summaryQueryOf } from "../api/query-functions.js";
+import { DynamicQuery } from "../api/dynamic-query.js";
+import { fromJson } from "../parse/reader.js";
+import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
+import type { DeepPartialShape, Condition, ConditionGroup, GroupBy, OrderBy, PageBy } from "../shapes/shapes.js";
+import { pinForcedScope, refuseHiddenKeys, refuseMaterialized } from "./guarded-builders.js";
+import { forcedPredicates } from "./transform-plan.js";
+
+/** The policy trace of each guarded builder, made when it was built (policyTraceOf). */
+const builtTraces = new WeakMap<object, PolicyTrace>();
+
+/** The policy trace of a builder made by a guarded query (filter, where, summary, …): decided when it was built. */
+export function policyTraceOf(built: SelectQueryBuilder<ObjectLiteral> | DynamicQuery): PolicyTrace | undefined {
+  const trace = builtTraces.get(built);
+  return trace && copyTrace(trace);
+}
+
+const isGroupInput = (value: unknown) =>
+  value !== null && typeof value === "object" && Object.keys(value).some((k) => ["conditions", "subconditiongroups", "connector"].includes(k.toLowerCase()));
 
 export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
@@ -209,6 +228,116 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, sanitized, this.engine.options.caps), typed, getQueryString);
       return finish(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
     });
+  }
+
+  // ---- builders: the plan after the policy's transform, compiled, not run (guarded-builders.ts) --
+
+  /**
+   * Sanitizes, plans and transforms one request for the builder `make` compiles; its trace is
+   * kept for policyTraceOf and its audit events are recorded now, when it is built (the host
+   * runs it later, or never). Errors come in the order of the executing forms.
+   */
+  private async build<R extends object>(kind: ShapeKind, shape: unknown, make: (resolved: ResolvedSource, planned: ShapePlan, sanitized: SanitizeResult<ParsedShape>, decisions: DecisionTable) => R): Promise<R> {
+    return this.audited(kind, shape, async (collect) => {
+      let resolved: ResolvedSource;
+      let decisions: DecisionTable;
+      try {
+        // An array is refused here, as the unguarded builders refuse it: a builder needs TypeORM.
+        resolved = resolveSource(this.source as QuerySource<T>);
+        decisions = await this.engine.decisionsAsync(this.context);
+      } catch (error) {
+        parseShape(kind, shape, this.engine.options.caps);
+        throw error;
+      }
+      const parsed = parseShape(kind, shape, this.engine.options.caps);
+      const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, false, false, decisions, collect);
+      const built = make(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps), sanitized, decisions);
+      const qb = built instanceof DynamicQuery ? built.builder : built as unknown as SelectQueryBuilder<ObjectLiteral>;
+      pinForcedScope(qb, resolved.connection.dialect, resolved.model, forcedPredicates(resolved.model, sanitized.additions.forced));
+      builtTraces.set(built, sanitized.trace);
+      return built;
+    });
+  }
+
+  /** A guarded Filter as a TypeORM builder of entities (the unguarded filter's builder, after the policy). */
+  private typedBuilder(filter: unknown, what: string): Promise<SelectQueryBuilder<T>> {
+    return this.build("filter", filter, (resolved, planned, sanitized, decisions) => {
+      refuseMaterialized(sanitized.transforms, what);
+      refuseHiddenKeys(planned.plan as FilterPlan, decisions, what);
+      return filterBuilderOf<T>(resolved, planned.plan as FilterPlan);
+    });
+  }
+
+  /** A guarded Filter as an untyped query; its rows come back under public names. */
+  private dynamicBuilder(filter: unknown, what: string): Promise<DynamicQuery> {
+    return this.build("filter", filter, (resolved, planned, sanitized, decisions) => {
+      refuseMaterialized(sanitized.transforms, what);
+      refuseHiddenKeys(planned.plan as FilterPlan, decisions, what);
+      return dynamicFilter(resolved, planned.plan as FilterPlan, (rows) => {
+        applyRenames(rows, sanitized.renames);
+        return rows;
+      });
+    });
+  }
+
+  /** Filter(filter) under the policy: a TypeORM SelectQueryBuilder to run with TypeORM. Like every guarded request it pages (page 1 of MaxPageSize without a page). */
+  filter(filter?: FilterInput | string | null): Promise<SelectQueryBuilder<T>> {
+    return this.typedBuilder(filter, "filter");
+  }
+
+  /** FilterDynamic(filter) under the policy: an untyped query (getRows returns public names). */
+  filterDynamic(filter?: FilterInput | string | null): Promise<DynamicQuery> {
+    return this.dynamicBuilder(filter, "filterDynamic");
+  }
+
+  /** Where(Condition | ConditionGroup) under the policy: the guarded Filter of that group (forced predicates, the default projection, page 1 of MaxPageSize). */
+  where(conditionOrGroup: DeepPartialShape<Condition> | DeepPartialShape<ConditionGroup> | string): Promise<SelectQueryBuilder<T>> {
+    const input = fromJson(conditionOrGroup);
+    return this.typedBuilder({ conditionGroup: isGroupInput(input) ? input : { connector: "And", conditions: [input] } }, "where");
+  }
+
+  /** Order(OrderBy | list) under the policy: the guarded Filter of those orders. */
+  order(orderByOrList: DeepPartialShape<OrderBy> | readonly DeepPartialShape<OrderBy>[] | string): Promise<SelectQueryBuilder<T>> {
+    const input = fromJson(orderByOrList);
+    return this.typedBuilder({ orders: Array.isArray(input) ? input : [input] }, "order");
+  }
+
+  /** Page(PageBy) under the policy: the guarded Filter of that page (a page size above MaxPageSize is refused). */
+  page(pageBy: DeepPartialShape<PageBy> | string): Promise<SelectQueryBuilder<T>> {
+    return this.typedBuilder({ page: fromJson(pageBy) }, "page");
+  }
+
+  /** Select(paths) under the policy: the guarded Filter of those selects (denied ones dropped or refused per tier). */
+  select(paths: readonly string[] | string): Promise<SelectQueryBuilder<T>> {
+    return this.typedBuilder({ selects: fromJson(paths) }, "select");
+  }
+
+  /** SelectDynamic(paths) under the policy. */
+  selectDynamic(paths: readonly string[] | string): Promise<DynamicQuery> {
+    return this.dynamicBuilder({ selects: fromJson(paths) }, "selectDynamic");
+  }
+
+  /**
+   * Summary(summary) under the policy: an untyped query whose SQL holds the forced predicates and
+   * the group floor (a hidden COUNT(*) column, __qlGroupFloor, that getRows removes); getRows
+   * names group keys by their public paths.
+   */
+  summary(summary: SummaryInput | string): Promise<DynamicQuery> {
+    return this.build("summary", summary, (resolved, planned, sanitized) => {
+      refuseMaterialized(sanitized.transforms, "summary");
+      const hidden = hiddenKeysOf("summary", sanitized.additions);
+      const finish: RowsFinish = (rows) => {
+        for (const row of hidden.length ? rows : []) for (const key of hidden) delete row[key];
+        renameKeys(rows, sanitized.keyRenames);
+        return rows;
+      };
+      return summaryQueryOf(resolved, planned.plan as SummaryPlan, finish);
+    });
+  }
+
+  /** Group(groupBy) under the policy: the guarded Summary of that groupBy alone. */
+  group(groupBy: DeepPartialShape<GroupBy> | string): Promise<DynamicQuery> {
+    return this.summary({ groupBy: fromJson(groupBy) } as SummaryInput);
   }
 
   /** Filter, Segment or Summary, told apart by their members. */

@@ -33,7 +33,7 @@ export const noAdditions: PlanAdditions = { forced: [], floor: 1 };
  */
 const forcedWhere = (i: number) => `forced[${i}]`;
 
-function forcedPredicates(root: EntityModel, forced: readonly Condition[]): Predicate[] {
+export function forcedPredicates(root: EntityModel, forced: readonly Condition[]): Predicate[] {
   return forced.map((condition, i) => buildCondition(root, condition, forcedWhere(i)));
 }
 
