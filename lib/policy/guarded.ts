@@ -1,6 +1,9 @@
 // applyPolicy(source, context): the only entry point of the policy layer. The guarded handle
-// mirrors the query functions; each request is parsed, checked for shape, sanitized under the
-// context's engine, run by the ordinary engine, renamed to public names and traced.
+// mirrors the query functions. A request goes through each stage once: parse → sanitize (the
+// caller's decisions on every field reference, resolved by public names) → plan (built once) →
+// transformPlan (forced predicates, group floor) → compile → execute → transformResult (hidden
+// columns, transformations, public names, trace); the builders stop after compile. A repeated
+// request for the same caller starts at execute (guardedPlans).
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
@@ -23,10 +26,10 @@ import { QpPolicyEngine } from "./engine.js";
 import type { SanitizeResult } from "./sanitize.js";
 import { sanitize } from "./sanitize-request.js";
 import { applyRenames, renameKeys } from "./renames.js";
-import { applyTransforms } from "../transform/apply.js";
 import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
 import { hiddenKeysOf, transformPlan } from "./transform-plan.js";
+import { transformResult } from "./transform-result.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
 import { refusedAuditEvents } from "./refused-audit.js";
 import { type RowsFinish, dynamicFilter, filterBuilderOf, summaryQueryOf } from "../api/query-functions.js";
@@ -83,18 +86,6 @@ export function guardedKey(decisions: DecisionTable, values: string | null, kind
   return digestOf([kind, String(tableId), getQueryString ? "1" : "0", values, request]);
 }
 
-async function finish<R extends FilterResult<unknown>>(
-  result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, engine: QpPolicyEngine, context: QpPolicyContext,
-): Promise<R & { policy: PolicyTrace }> {
-  const rows = result.data as Record<string, unknown>[];
-  const hiddenKeys = hiddenKeysOf(kind, sanitized.additions);
-  for (const row of hiddenKeys.length ? rows : []) for (const key of hiddenKeys) delete row[key];
-  await applyTransforms(rows, sanitized.transforms, { hashSalt: engine.options.hashSalt, vault: engine.options.tokenVault, context });
-  if (kind === "summary") renameKeys(rows, sanitized.keyRenames);
-  else applyRenames(rows, sanitized.renames);
-  result.policy = sanitized.trace;
-  return result as R & { policy: PolicyTrace };
-}
 
 /** The plan of a sanitized request, built once, with what the policy adds to it. */
 function guardedPlan(model: EntityModel, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, limits: PlanLimits): ShapePlan {
@@ -205,7 +196,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return this.audited(kind, shape, async (collect) => {
       const { plan, connection } = await this.plan(kind, shape, getQueryString, collect);
       const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
-      return finish(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine, this.context);
+      return transformResult(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine.options, this.context);
     });
   }
 
@@ -226,7 +217,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return this.audited(kind, shape, async (collect) => {
       const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, undefined, collect);
       const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, sanitized, this.engine.options.caps), typed, getQueryString);
-      return finish(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine, this.context);
+      return transformResult(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine.options, this.context);
     });
   }
 

@@ -1,0 +1,28 @@
+// The policy's pass over the rows a guarded plan returned, the last stage of a guarded request
+// (after transformPlan, compile and execute): the hidden columns the plan transform added go,
+// transformed members are transformed (transform/apply.ts), members with an alias get their
+// public names, and the result carries its trace.
+import type { ShapeKind } from "../parse/parse-shapes.js";
+import type { ParsedShape } from "../api/run-shape.js";
+import type { FilterResult } from "../shapes/results.js";
+import { applyTransforms } from "../transform/apply.js";
+import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyOptions } from "./options.js";
+import { applyRenames, renameKeys } from "./renames.js";
+import type { SanitizeResult } from "./sanitize.js";
+import type { PolicyTrace } from "./trace.js";
+import { hiddenKeysOf } from "./transform-plan.js";
+
+/** `sanitized.trace` must be the caller's own copy (copyTrace): it becomes the result's. */
+export async function transformResult<R extends FilterResult<unknown>>(
+  result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, options: QpPolicyOptions, context: QpPolicyContext,
+): Promise<R & { policy: PolicyTrace }> {
+  const rows = result.data as Record<string, unknown>[];
+  const hiddenKeys = hiddenKeysOf(kind, sanitized.additions);
+  for (const row of hiddenKeys.length ? rows : []) for (const key of hiddenKeys) delete row[key];
+  await applyTransforms(rows, sanitized.transforms, { hashSalt: options.hashSalt, vault: options.tokenVault, context });
+  if (kind === "summary") renameKeys(rows, sanitized.keyRenames);
+  else applyRenames(rows, sanitized.renames);
+  result.policy = sanitized.trace;
+  return result as R & { policy: PolicyTrace };
+}
