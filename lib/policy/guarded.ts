@@ -105,15 +105,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
    * Errors come in the uncached order: the request's, the source's, the store's.
    */
   private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: QpAuditEvent[] | null): Promise<{ plan: GuardedPlan; connection: Connection }> {
-    let resolved: ResolvedSource;
-    let decisions: DecisionTable;
-    try {
-      resolved = resolveSource(this.source as QuerySource<T>);
-      decisions = await this.engine.decisionsAsync(this.context);
-    } catch (error) {
-      parseShape(kind, shape, this.engine.options.caps);
-      throw error;
-    }
+    const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
     const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
     const values = request === null ? null : valuesKey(this.context.values);
     const key = guardedKey(decisions, values, kind, request, getQueryString);
@@ -134,6 +126,16 @@ export class GuardedQuery<T extends ObjectLiteral> {
       if (key !== null) guardedPlans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
+  }
+
+  /** The source and the caller's decisions; when either fails, a request that does not parse reports that first. */
+  private async sourceAndDecisions(kind: ShapeKind, shape: unknown): Promise<{ resolved: ResolvedSource; decisions: DecisionTable }> {
+    try {
+      return { resolved: resolveSource(this.source as QuerySource<T>), decisions: await this.engine.decisionsAsync(this.context) };
+    } catch (error) {
+      parseShape(kind, shape, this.engine.options.caps);
+      throw error;
+    }
   }
 
   /** A cached plan's audit events, again, with this run's time and subjects. */
@@ -230,16 +232,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
    */
   private async build<R extends object>(kind: ShapeKind, shape: unknown, make: (resolved: ResolvedSource, planned: ShapePlan, sanitized: SanitizeResult<ParsedShape>, decisions: DecisionTable) => R): Promise<R> {
     return this.audited(kind, shape, async (collect) => {
-      let resolved: ResolvedSource;
-      let decisions: DecisionTable;
-      try {
-        // An array is refused here, as the unguarded builders refuse it: a builder needs TypeORM.
-        resolved = resolveSource(this.source as QuerySource<T>);
-        decisions = await this.engine.decisionsAsync(this.context);
-      } catch (error) {
-        parseShape(kind, shape, this.engine.options.caps);
-        throw error;
-      }
+      // An array is refused here, as the unguarded builders refuse it: a builder needs TypeORM.
+      const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
       const parsed = parseShape(kind, shape, this.engine.options.caps);
       const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, false, false, decisions, collect);
       const built = make(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps), sanitized, decisions);
