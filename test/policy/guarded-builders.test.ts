@@ -163,6 +163,9 @@ forEachPolicyTarget("Guarded builders", ({ target, dataSource, guard }) => {
     const grouped = await (await guarded.group({ fields: ["diagnosis"], aggregateBy: [{ alias: "n", aggregator: "Count" }] })).getRows();
     assert.deepEqual(new Set(grouped.map((r) => r.diagnosis)), new Set(rows.map((r) => r.diagnosis)));
     await expectPolicyError(() => guarded.summary({ groupBy: { fields: ["salary"], aggregateBy: [] } }), PolicyErrorCode.FieldDeniedForGroup);
+    await expectPolicyError(() => guarded.group({ fields: ["ward"], aggregateBy: [] }), PolicyErrorCode.FieldDeniedForGroup);
+    await expectPolicyError(() => guarded.group({ fields: ["diagnosis"], aggregateBy: [{ alias: "top", field: "salary", aggregator: "Maximum" }] }), PolicyErrorCode.FieldDeniedForAggregate);
+    await expectPolicyError(() => guarded.filterDynamic({ ...whereShape(cond("age", "Equal", [1])) }), PolicyErrorCode.FieldDeniedForWhere);
   });
 
   it("a transformed member refuses the builder (16) naming it, unless the request leaves it out", async () => {
