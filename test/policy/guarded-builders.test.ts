@@ -82,6 +82,16 @@ forEachPolicyTarget("Guarded builders", ({ target, dataSource, guard }) => {
     assert.equal(counted, t1.length);
   });
 
+  it("on a host's own SelectQueryBuilder: its conditions are kept, bracketed, and the pinned scope joins under its alias", async () => {
+    const engine = await engineWith();
+    const context = await contextOf(engine);
+    const hostQuery = dataSource().getRepository(Patient).createQueryBuilder("p").where("p.id < :below OR p.id > :above", { below: 10, above: 1000 });
+    const qb = await applyPolicy(hostQuery, context).filter({ selects: ["id"], orders: [{ sort: 1, field: "id" }] });
+    assert.deepEqual((await qb.getMany()).map((p) => p.id), t1Ids.filter((id) => id < 10), "the host's Or stays inside its brackets, under the forced predicate");
+    assert.deepEqual((await qb.orWhere("1 = 1").getMany()).map((p) => p.id).sort((a, b) => a - b), t1Ids, "the pinned scope still holds");
+    assert.equal(hostQuery.getSql().includes("ql_scope"), false, "the host's own builder is not changed");
+  });
+
   it("filter without selects: the default projection, so neither getMany nor getRawMany carries a denied column", async () => {
     const engine = await engineWith();
     const qb = await guard(Patient, await contextOf(engine)).filter({});
