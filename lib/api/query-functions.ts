@@ -17,9 +17,6 @@ import { buildFilterPlan, buildOrders, buildSelects, buildWhere } from "../plan/
 import { checkPage, pageOffset } from "../shapes/page.js";
 import { buildSummaryPlan } from "../plan/build-summary.js";
 import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
-
-/** What a guarded untyped query does to its rows before returning them (renames, hidden keys, transforms). */
-export type RowsFinish = (rows: Record<string, unknown>[]) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { FilterInput, OrderBy, PageBy, SummaryInput } from "../shapes/shapes.js";
 import { DynamicQuery } from "./dynamic-query.js";
@@ -37,14 +34,18 @@ const resolve = <T extends ObjectLiteral>(source: QuerySource<T>): ResolvedSourc
 
 const clone = <T extends ObjectLiteral>(resolved: ResolvedSource) => resolved.base.clone() as unknown as SelectQueryBuilder<T>;
 
-const isGroup = (value: unknown) =>
+/** What a guarded untyped query does to its rows before returning them (hidden columns, public names). */
+export type RowsFinish = (rows: Record<string, unknown>[]) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
+
+/** Whether where()'s input is a ConditionGroup (it names a group's members) rather than a Condition. */
+export const isGroupInput = (value: unknown) =>
   value !== null && typeof value === "object" && Object.keys(value).some((k) => ["conditions", "subconditiongroups", "connector"].includes(k.toLowerCase()));
 
 /** Where(Condition) / Where(ConditionGroup). */
 export function where<T extends ObjectLiteral>(source: QuerySource<T>, conditionOrGroup: DeepPartialShape<Condition> | DeepPartialShape<ConditionGroup> | string): SelectQueryBuilder<T> {
   const input = fromJson(conditionOrGroup);
   const resolved = resolve(source);
-  const predicate = isGroup(input)
+  const predicate = isGroupInput(input)
     ? buildWhere(resolved.model, parseConditionGroup(input))
     : buildCondition(resolved.model, parseCondition(input), "condition");
   const qb = clone<T>(resolved);

@@ -65,8 +65,14 @@ function keysRead(plan: FilterPlan): ReadKey[] {
   return [...keys.values()];
 }
 
+/** Refuses a Filter builder whose rows would carry a transformed value or a key the caller may not see as it is stored. */
+export function refuseUnprotected(plan: FilterPlan, transforms: TransformTree, decisions: DecisionTable, what: string): void {
+  refuseMaterialized(transforms, what);
+  refuseHiddenKeys(plan, decisions, what);
+}
+
 /** Refuses a builder that reads a key its caller may not see, or sees only transformed (see the top of this file). */
-export function refuseHiddenKeys(plan: FilterPlan, decisions: DecisionTable, what: string): void {
+function refuseHiddenKeys(plan: FilterPlan, decisions: DecisionTable, what: string): void {
   for (const key of keysRead(plan)) {
     const member = policyMember(key.model.target, key.model.scope, key.column);
     const decision = decisions.decide(member, PolicyFeature.Select);

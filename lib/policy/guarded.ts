@@ -25,20 +25,18 @@ import type { QpPolicyContext } from "./context.js";
 import { QpPolicyEngine } from "./engine.js";
 import type { SanitizeResult } from "./sanitize.js";
 import { sanitize } from "./sanitize-request.js";
-import { applyRenames, renameKeys } from "./renames.js";
 import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
-import { hiddenKeysOf, transformPlan } from "./transform-plan.js";
-import { transformResult } from "./transform-result.js";
+import { forcedPredicates, transformPlan } from "./transform-plan.js";
+import { dropHiddenKeys, renameToPublic, transformResult } from "./transform-result.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
 import { refusedAuditEvents } from "./refused-audit.js";
-import { type RowsFinish, dynamicFilter, filterBuilderOf, summaryQueryOf } from "../api/query-functions.js";
+import { type RowsFinish, dynamicFilter, filterBuilderOf, isGroupInput, summaryQueryOf } from "../api/query-functions.js";
 import { DynamicQuery } from "../api/dynamic-query.js";
 import { fromJson } from "../parse/reader.js";
-import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
+import type { FilterPlan, Predicate, SummaryPlan } from "../plan/nodes.js";
 import type { DeepPartialShape, Condition, ConditionGroup, GroupBy, OrderBy, PageBy } from "../shapes/shapes.js";
-import { pinForcedScope, refuseHiddenKeys, refuseMaterialized } from "./guarded-builders.js";
-import { forcedPredicates } from "./transform-plan.js";
+import { pinForcedScope, refuseMaterialized, refuseUnprotected } from "./guarded-builders.js";
 
 /** The policy trace of each guarded builder, made when it was built (policyTraceOf). */
 const builtTraces = new WeakMap<object, PolicyTrace>();
@@ -48,9 +46,6 @@ export function policyTraceOf(built: SelectQueryBuilder<ObjectLiteral> | Dynamic
   const trace = builtTraces.get(built);
   return trace && copyTrace(trace);
 }
-
-const isGroupInput = (value: unknown) =>
-  value !== null && typeof value === "object" && Object.keys(value).some((k) => ["conditions", "subconditiongroups", "connector"].includes(k.toLowerCase()));
 
 export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
@@ -87,10 +82,17 @@ export function guardedKey(decisions: DecisionTable, values: string | null, kind
 }
 
 
-/** The plan of a sanitized request, built once, with what the policy adds to it. */
-function guardedPlan(model: EntityModel, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, limits: PlanLimits): ShapePlan {
-  return transformPlan(planParsed(model, kind, sanitized.shape, limits), sanitized.additions);
+/** The plan of a sanitized request, built once, with what the policy adds to it (`forced`: its forced predicates, if built already). */
+function guardedPlan(model: EntityModel, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, limits: PlanLimits, forced?: readonly Predicate[]): ShapePlan {
+  return transformPlan(planParsed(model, kind, sanitized.shape, limits), sanitized.additions, forced);
 }
+
+/** What a guarded untyped query does to its rows: the transform's hidden columns go, names become public (transforms are refused up front). */
+const finishRowsOf = (kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>): RowsFinish => (rows) => {
+  dropHiddenKeys(rows, kind, sanitized);
+  renameToPublic(rows, kind, sanitized);
+  return rows;
+};
 
 export class GuardedQuery<T extends ObjectLiteral> {
   private readonly engine: QpPolicyEngine;
@@ -236,9 +238,11 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
       const parsed = parseShape(kind, shape, this.engine.options.caps);
       const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, false, false, decisions, collect);
-      const built = make(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps), sanitized, decisions);
+      // The forced predicates, built once: in the plan's WHERE and pinned in the builder's join.
+      const forced = forcedPredicates(resolved.model, sanitized.additions.forced);
+      const built = make(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps, forced), sanitized, decisions);
       const qb = built instanceof DynamicQuery ? built.builder : built as unknown as SelectQueryBuilder<ObjectLiteral>;
-      pinForcedScope(qb, resolved.connection.dialect, resolved.model, forcedPredicates(resolved.model, sanitized.additions.forced));
+      pinForcedScope(qb, resolved.connection.dialect, resolved.model, forced);
       builtTraces.set(built, sanitized.trace);
       return built;
     });
@@ -247,8 +251,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
   /** A guarded Filter as a TypeORM builder of entities (the unguarded filter's builder, after the policy). */
   private typedBuilder(filter: unknown, what: string): Promise<SelectQueryBuilder<T>> {
     return this.build("filter", filter, (resolved, planned, sanitized, decisions) => {
-      refuseMaterialized(sanitized.transforms, what);
-      refuseHiddenKeys(planned.plan as FilterPlan, decisions, what);
+      refuseUnprotected(planned.plan as FilterPlan, sanitized.transforms, decisions, what);
       return filterBuilderOf<T>(resolved, planned.plan as FilterPlan);
     });
   }
@@ -256,12 +259,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
   /** A guarded Filter as an untyped query; its rows come back under public names. */
   private dynamicBuilder(filter: unknown, what: string): Promise<DynamicQuery> {
     return this.build("filter", filter, (resolved, planned, sanitized, decisions) => {
-      refuseMaterialized(sanitized.transforms, what);
-      refuseHiddenKeys(planned.plan as FilterPlan, decisions, what);
-      return dynamicFilter(resolved, planned.plan as FilterPlan, (rows) => {
-        applyRenames(rows, sanitized.renames);
-        return rows;
-      });
+      refuseUnprotected(planned.plan as FilterPlan, sanitized.transforms, decisions, what);
+      return dynamicFilter(resolved, planned.plan as FilterPlan, finishRowsOf("filter", sanitized));
     });
   }
 
@@ -310,13 +309,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
   summary(summary: SummaryInput | string): Promise<DynamicQuery> {
     return this.build("summary", summary, (resolved, planned, sanitized) => {
       refuseMaterialized(sanitized.transforms, "summary");
-      const hidden = hiddenKeysOf("summary", sanitized.additions);
-      const finish: RowsFinish = (rows) => {
-        for (const row of hidden.length ? rows : []) for (const key of hidden) delete row[key];
-        renameKeys(rows, sanitized.keyRenames);
-        return rows;
-      };
-      return summaryQueryOf(resolved, planned.plan as SummaryPlan, finish);
+      return summaryQueryOf(resolved, planned.plan as SummaryPlan, finishRowsOf("summary", sanitized));
     });
   }
 

@@ -62,11 +62,10 @@ export interface SanitizeResult<S> {
   readonly callerConditions: readonly CallerCondition[];
 }
 
-/** A caller's condition as sanitized (real field name), the parsed condition it came from, and where the caller put it. */
+/** A caller's condition as sanitized (real field name) and the parsed condition it came from (a reused shape rebinds its values). */
 export interface CallerCondition {
   readonly sanitized: Condition;
   readonly parsed: Condition;
-  readonly where: string;
 }
 
 export class Sanitizer {
@@ -74,7 +73,7 @@ export class Sanitizer {
   private cost = 0;
   private conditionCount = 0;
   private forcedCount = 0;
-  /** The caller's conditions with where they sit in the request (a cached shape rebinds their values). */
+  /** The caller's conditions, paired with the parsed ones (a cached shape rebinds their values). */
   private readonly conditions: CallerCondition[] = [];
   /** The forced conditions, once injected (the same for every Segment set). */
   private forcedConditions: readonly Condition[] = [];
@@ -252,7 +251,7 @@ export class Sanitizer {
     }
     this.checkReference(ref, `${where}.field`);
     const sanitized = { ...condition, field: ref.canonical };
-    this.conditions.push({ sanitized, parsed: condition, where });
+    this.conditions.push({ sanitized, parsed: condition });
     return sanitized;
   }
 

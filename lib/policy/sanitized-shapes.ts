@@ -81,7 +81,7 @@ export function rebind(kind: ShapeKind, known: SanitizedShape, request: Filter |
   from.forEach((group, i) => pairConditions(group, to[i]!, pairs));
   const callerConditions: CallerCondition[] = known.sanitized.callerConditions.map((c) => {
     const parsed = pairs.get(c.parsed)!;
-    return { sanitized: { ...c.sanitized, values: parsed.values }, parsed, where: c.where };
+    return { sanitized: { ...c.sanitized, values: parsed.values }, parsed };
   });
   const fresh = new Map(known.sanitized.callerConditions.map((c, i) => [c.sanitized, callerConditions[i]!.sanitized]));
   const bind = (group: ConditionGroup): ConditionGroup => ({

@@ -25,8 +25,6 @@ export interface PlanAdditions {
   readonly floor: number;
 }
 
-export const noAdditions: PlanAdditions = { forced: [], floor: 1 };
-
 /**
  * Where a forced condition's errors point: its values come from the context, not the request
  * (a context value that is not of its column's type is the host's error, named as such).
@@ -44,10 +42,11 @@ function andForced(forced: readonly Predicate[], caller: Predicate | null): Pred
   return items.length === 1 ? items[0]! : { kind: "and", items };
 }
 
-export function transformPlan(planned: ShapePlan, additions: PlanAdditions): ShapePlan {
+/** `predicates`: the forced conditions as plan nodes, when the caller built them already (a guarded builder pins them too). */
+export function transformPlan(planned: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
   const { forced, floor } = additions;
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
-  const predicates = forcedPredicates(planned.plan.root, forced);
+  predicates ??= forcedPredicates(planned.plan.root, forced);
   switch (planned.kind) {
     case "filter":
       return { kind: "filter", plan: { ...planned.plan, where: andForced(predicates, planned.plan.where) } };

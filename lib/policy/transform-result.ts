@@ -18,11 +18,21 @@ export async function transformResult<R extends FilterResult<unknown>>(
   result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, options: QpPolicyOptions, context: QpPolicyContext,
 ): Promise<R & { policy: PolicyTrace }> {
   const rows = result.data as Record<string, unknown>[];
-  const hiddenKeys = hiddenKeysOf(kind, sanitized.additions);
-  for (const row of hiddenKeys.length ? rows : []) for (const key of hiddenKeys) delete row[key];
+  dropHiddenKeys(rows, kind, sanitized);
   await applyTransforms(rows, sanitized.transforms, { hashSalt: options.hashSalt, vault: options.tokenVault, context });
-  if (kind === "summary") renameKeys(rows, sanitized.keyRenames);
-  else applyRenames(rows, sanitized.renames);
+  renameToPublic(rows, kind, sanitized);
   result.policy = sanitized.trace;
   return result as R & { policy: PolicyTrace };
+}
+
+/** Removes the columns the plan transform added for itself (the group floor's count). */
+export function dropHiddenKeys(rows: Record<string, unknown>[], kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>): void {
+  const hiddenKeys = hiddenKeysOf(kind, sanitized.additions);
+  for (const row of hiddenKeys.length ? rows : []) for (const key of hiddenKeys) delete row[key];
+}
+
+/** Members with an alias, and Summary keys, under their public names. */
+export function renameToPublic(rows: Record<string, unknown>[], kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>): void {
+  if (kind === "summary") renameKeys(rows, sanitized.keyRenames);
+  else applyRenames(rows, sanitized.renames);
 }
