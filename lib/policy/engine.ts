@@ -14,6 +14,7 @@ import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
 import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, subjectKey } from "../rules/rule.js";
 import { assertValidPolicy } from "./validate-policy.js";
+import { GuardedCaches } from "./guarded-caches.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
 
 export class QpPolicyEngine {
@@ -22,6 +23,8 @@ export class QpPolicyEngine {
   private readonly snapshots: RuleSnapshots;
   /** This engine's decisions per snapshot and subject set. */
   private readonly decisionTables = new DecisionTables();
+  /** This engine's guarded plans and sanitized shapes (guarded-caches.ts). */
+  readonly caches = new GuardedCaches();
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
@@ -38,6 +41,14 @@ export class QpPolicyEngine {
    */
   closeAsync(): Promise<void> {
     return this.snapshots.closeAsync();
+  }
+
+  /**
+   * Forgets this engine's cached guarded plans and sanitized shapes (not other engines'). Never
+   * needed for correctness: a rule change or another caller is another key. It frees memory.
+   */
+  clearCaches(): void {
+    this.caches.clear();
   }
 
   /** Version of the rule snapshot in use (0 before any rule). */

@@ -3,16 +3,16 @@
 // caller's decisions on every field reference, resolved by public names) → plan (built once) →
 // transformPlan (forced predicates, group floor) → compile → execute → transformResult (hidden
 // columns, transformations, public names, trace); the builders stop after compile. A repeated
-// request for the same caller starts at execute (guardedPlans).
+// request for the same caller starts at execute (the engine's caches: guarded-caches.ts).
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { modelOfArray } from "../api/to-list.js";
 import { parseShape } from "../api/to-list-async.js";
 import {
-  type ParsedShape, type PreparedShape, type ShapePlan, type ShapeStatements, parseFilter, planParsed, preparePlan, runPlanInMemory, runPrepared, shapeKindOf, statementsOf,
+  type ParsedShape, type ShapePlan, type ShapeStatements, parseFilter, planParsed, preparePlan, runPlanInMemory, runPrepared, shapeKindOf, statementsOf,
 } from "../api/run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
-import { PlanCache, digestOf, requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
-import { ProjectionNode } from "../plan/projection.js";
+import { requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
+import type { GuardedPlan } from "./guarded-caches.js";
 import type { Connection } from "../execute/run-sql.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";
@@ -51,37 +51,6 @@ export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
 }
 
-/** A guarded shape ready to run again: its sanitized form, its statements and the audit events it records. */
-interface GuardedPlan {
-  readonly sanitized: SanitizeResult<ParsedShape>;
-  readonly prepared: PreparedShape;
-  readonly audited: readonly QpAuditEvent[];
-}
-
-/**
- * Keyed by entity model, then by decision table (engine, rule snapshot identity, subject set),
- * the context's values (a forced predicate's tenant id is one) and the exact request: a hit is
- * the very request already sanitized for the very same caller.
- */
-export const guardedPlans = new PlanCache<GuardedPlan>([ProjectionNode]);
-
-/** Sanitized Filters and Segments by shape (values and page numbers left out), keyed like guardedPlans otherwise. */
-export const sanitizedShapes = new PlanCache<SanitizedShape>([ProjectionNode]);
-const tableIds = new WeakMap<DecisionTable, number>();
-let nextTableId = 0;
-
-/**
- * The digest of the parts a guarded plan depends on, each length-prefixed (digestOf). `values` is
- * the context's valuesKey, computed once per call: a context's value objects may change between calls.
- */
-export function guardedKey(decisions: DecisionTable, values: string | null, kind: ShapeKind, request: string | null, getQueryString: boolean): string | null {
-  if (request === null || values === null) return null;
-  let tableId = tableIds.get(decisions);
-  if (tableId === undefined) tableIds.set(decisions, (tableId = nextTableId++));
-  return digestOf([kind, String(tableId), getQueryString ? "1" : "0", values, request]);
-}
-
-
 /** The plan of a sanitized request, built once, with what the policy adds to it (`forced`: its forced predicates, if built already). */
 function guardedPlan(model: EntityModel, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, limits: PlanLimits, forced?: readonly Predicate[]): ShapePlan {
   return transformPlan(planParsed(model, kind, sanitized.shape, limits), sanitized.additions, forced);
@@ -103,20 +72,21 @@ export class GuardedQuery<T extends ObjectLiteral> {
 
   /**
    * A shape on a Repository: sanitized and prepared once per distinct request and caller (see
-   * guardedPlans); `audit` collects its audit events (replayed on a hit), null: none.
+   * engine.caches.plans); `audit` collects its audit events (replayed on a hit), null: none.
    * Errors come in the uncached order: the request's, the source's, the store's.
    */
   private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: QpAuditEvent[] | null): Promise<{ plan: GuardedPlan; connection: Connection }> {
     const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
     const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
     const values = request === null ? null : valuesKey(this.context.values);
-    const key = guardedKey(decisions, values, kind, request, getQueryString);
-    let plan = key === null ? undefined : guardedPlans.get(resolved.model, key);
+    const caches = this.engine.caches;
+    const key = caches.key(decisions, values, kind, request, getQueryString);
+    let plan = key === null ? undefined : caches.plans.get(resolved.model, key);
     if (plan) {
       audit?.push(...this.replayed(plan.audited));
     } else {
       const parsed = parseShape(kind, key === null ? shape : requestOf(request!), this.engine.options.caps);
-      const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? guardedKey(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
+      const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? caches.key(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
       const rebound = this.rebound(kind, parsed, resolved.model, shapeKey, audit);
       const fresh = rebound ? null : await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString, false, decisions, audit ?? undefined);
       const sanitized = rebound?.sanitized ?? fresh!;
@@ -124,8 +94,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
       // The plan is built once, from the sanitized request, and then transformed by the policy.
       plan = { sanitized, prepared: preparePlan(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps)), audited };
       // Kept only once it planned: a request refused for its values teaches the caches nothing.
-      if (!rebound && shapeKey !== null) sanitizedShapes.offer(resolved.model, shapeKey, { parsed: parsed as Filter | Segment, sanitized: sanitized as SanitizeResult<Filter | Segment>, audited });
-      if (key !== null) guardedPlans.offer(resolved.model, key, plan);
+      if (!rebound && shapeKey !== null) caches.shapes.offer(resolved.model, shapeKey, { parsed: parsed as Filter | Segment, sanitized: sanitized as SanitizeResult<Filter | Segment>, audited });
+      if (key !== null) caches.plans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
   }
@@ -188,7 +158,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
    * the same caller (sanitized-shapes.ts says why that is exact), or null when there is none.
    */
   private rebound(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, shapeKey: string | null, audit: QpAuditEvent[] | null) {
-    const known = shapeKey === null ? undefined : sanitizedShapes.get(model, shapeKey);
+    const known = shapeKey === null ? undefined : this.engine.caches.shapes.get(model, shapeKey);
     const rebound = known ? rebind(kind, known, parsed as Filter | Segment, this.engine.options.caps.maxPageSize) : null;
     if (!known || !rebound) return null;
     audit?.push(...this.replayed(known.audited));

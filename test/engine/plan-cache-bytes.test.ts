@@ -13,7 +13,8 @@ import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
 import { applyPolicy, toListAsync, toStatements } from "../../lib/index.js";
 import { BoundedCache, CacheBudget, cacheBudgets, digestOf, entryOverheadBytes, estimateBytes } from "../../lib/api/bounded-cache.js";
 import { unguardedPlans } from "../../lib/api/to-list-async.js";
-import { guardedKey, guardedPlans, sanitizedShapes } from "../../lib/policy/guarded.js";
+import { GuardedCaches } from "../../lib/policy/guarded-caches.js";
+import { QpPolicyEngine } from "../../lib/policy/engine.js";
 import { sqlTexts } from "../../lib/execute/sql-texts.js";
 import { templates } from "../../lib/compile/to-positional.js";
 import { resolvedPaths } from "../../lib/resolve/resolve-path.js";
@@ -35,7 +36,7 @@ class ByteNote {
 
 const MB = 1024 * 1024;
 const budgets = Object.values(cacheBudgets);
-const allCaches = [unguardedPlans, guardedPlans, sanitizedShapes, sqlTexts, templates, resolvedPaths, references];
+const allCaches = [unguardedPlans, sqlTexts, templates, resolvedPaths, references];
 
 /** The collector, whether or not node ran with --expose-gc (the way jest's leak detector gets it). */
 function collector(): () => void {
@@ -135,11 +136,13 @@ describe("Caches bounded in bytes: a flood of large distinct requests", function
     const policySource = await policyDatabase("sqlite");
     const context = await tenantContext();
     const guarded = applyPolicy(policySource.getRepository(Patient), context);
+    const { caches } = QpPolicyEngine.of(context);
+    caches.clear();
     const { growth, charged } = await flood((request) => guarded.toListAsync(request), "name", 1200);
-    assert.ok(guardedPlans.bytes() > 0 && sanitizedShapes.bytes() > 0, "guarded plans and sanitized shapes were kept");
-    const hits = guardedPlans.stats.hits;
+    assert.ok(caches.plans.bytes() > 0 && caches.shapes.bytes() > 0, "guarded plans and sanitized shapes were kept");
+    const hits = caches.plans.stats.hits;
     await guarded.toListAsync(largeRequest("name", 1199));
-    assert.equal(guardedPlans.stats.hits - hits, 1, "the last request's plan is kept");
+    assert.equal(caches.plans.stats.hits - hits, 1, "the last request's plan is kept");
     assert.ok(growth <= charged + margin, `heap grew by ${(growth / MB).toFixed(1)} MB, above the ${(charged / MB).toFixed(1)} MB charged (+ ${margin / MB} MB margin)`);
     assert.ok(growth <= bound + margin, `heap grew by ${(growth / MB).toFixed(1)} MB, above the budgets' ${(bound / MB).toFixed(0)} MB + ${margin / MB} MB`);
   });
@@ -243,20 +246,21 @@ describe("Caches bounded in bytes: digest keys", () => {
 
   it("guarded keys: a context values key and a request crafted from the old key's separators and digits never share a key", () => {
     const table = {} as DecisionTable;
+    const caches = new GuardedCaches();
     const texts = ["", "|", "0", "1", "|0", "0|", "1|0", "0|1", "|0|", "o{}", "|o{}", "1:|", "s|"];
     const keys = new Map<string, string>();
     for (const values of texts) {
       for (const request of texts) {
         for (const getQueryString of [false, true]) {
-          const key = guardedKey(table, values, "filter", request, getQueryString)!;
+          const key = caches.key(table, values, "filter", request, getQueryString)!;
           const what = JSON.stringify([values, request, getQueryString]);
           assert.ok(!keys.has(key), `${what} and ${keys.get(key)} share a key`);
           keys.set(key, what);
         }
       }
     }
-    assert.notEqual(guardedKey(table, "a", "filter", "o{}", false), guardedKey(table, "a", "segment", "o{}", false));
-    assert.notEqual(guardedKey(table, "a", "filter", "o{}", false), guardedKey({} as DecisionTable, "a", "filter", "o{}", false), "another decision table");
+    assert.notEqual(caches.key(table, "a", "filter", "o{}", false), caches.key(table, "a", "segment", "o{}", false));
+    assert.notEqual(caches.key(table, "a", "filter", "o{}", false), caches.key({} as DecisionTable, "a", "filter", "o{}", false), "another decision table");
   });
 
   it("a text with a lone surrogate makes no key (UTF-8 would read it as U+FFFD); a well-formed pair does", () => {

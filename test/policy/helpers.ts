@@ -147,6 +147,9 @@ export function assertTenant(rows: readonly Record<string, unknown>[], tenant = 
 export const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** Hits a cache counted while `action` runs (0 on the in-memory target, which has nothing to cache). */
+/** The guarded plans and sanitized shapes of the engine that prepared `context` (guarded-caches.ts). */
+export const guardedCaches = (context: QpPolicyContext) => QpPolicyEngine.of(context).caches;
+
 export async function hitsDuring(cache: { readonly stats: { readonly hits: number } }, action: () => Promise<unknown>): Promise<number> {
   const before = cache.stats.hits;
   await action();

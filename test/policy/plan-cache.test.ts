@@ -5,9 +5,8 @@
 // and give the same rows, totals and trace as the first run.
 import assert from "node:assert/strict";
 import { QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
-import { guardedPlans } from "../../lib/policy/guarded.js";
 import { Patient } from "./domain.js";
-import { type Guarded, type Shape, hitsDuring, assertTenant, convenience, cond, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
+import { type Guarded, type Shape, engineWith, guardedCaches, hitsDuring, assertTenant, convenience, cond, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
 
 type Row = Record<string, unknown>;
@@ -25,9 +24,9 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
   it("the same request again is a hit (kept from its second sighting) with the same rows, totals and trace; each trace is the result's own", async () => {
     const context = await tenantContext(convenience, "t-1");
     const first = await run(ctx, context, request());
-    assert.equal(await hitsDuring(guardedPlans, () => run(ctx, context, request())), 0, "a request seen once is not kept");
+    assert.equal(await hitsDuring(guardedCaches(context).plans, () => run(ctx, context, request())), 0, "a request seen once is not kept");
     let second!: Guarded<Row>;
-    assert.equal(await hitsDuring(guardedPlans, async () => (second = await run(ctx, context, request()))), cached ? 1 : 0);
+    assert.equal(await hitsDuring(guardedCaches(context).plans, async () => (second = await run(ctx, context, request()))), cached ? 1 : 0);
     assert.deepEqual(idsOf(second.data as { id: number }[]), idsOf(byId(t1)));
     assert.equal(second.totalCount, t1.length);
     assert.deepEqual(second.policy, first.policy);
@@ -62,7 +61,7 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
     const context = await tenantContext(convenience, "t-1");
     const allowed = whereShape(cond("mail", "Equal", [t1[0]!.email]));
     for (let i = 0; i < 2; i++) await run(ctx, context, allowed);
-    const hits = await hitsDuring(guardedPlans, () => run(ctx, context, whereShape(cond("mail", "Equal", [t1[1]!.email]))));
+    const hits = await hitsDuring(guardedCaches(context).plans, () => run(ctx, context, whereShape(cond("mail", "Equal", [t1[1]!.email]))));
     assert.equal(hits, 0);
     await assert.rejects(() => run(ctx, context, whereShape(cond("mail", "Contains", ["a"]))), (error: Error & { errorCode?: number }) => error.name === "PolicyException");
   });
@@ -70,7 +69,7 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
   it("a context value JSON cannot state exactly (a function) is never cached", async () => {
     const context = await convenience.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Tenant, "t-1").withValue("tenantId", "t-1").withValue("probe", () => "x"));
     for (let i = 0; i < 2; i++) await run(ctx, context, request());
-    assert.equal(await hitsDuring(guardedPlans, () => run(ctx, context, request())), 0);
+    assert.equal(await hitsDuring(guardedCaches(context).plans, () => run(ctx, context, request())), 0);
   });
 
   it("a cached Segment or Summary is never served to another tenant", async () => {
@@ -85,5 +84,20 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
       const expected = rows.length >= 5 ? [{ tenantId: tenant, n: rows.length }] : [];
       assert.deepEqual(groups.data, expected, `summary for ${tenant}`);
     }
+  });
+
+  it("the caches are the engine's: another engine never hits them, clearCaches() empties one engine's and not another's", async () => {
+    const [a, b] = [engineWith({}), engineWith({})];
+    const [contextA, contextB] = [await tenantContext(a, "t-1"), await tenantContext(b, "t-1")];
+    for (let i = 0; i < 2; i++) await run(ctx, contextA, request());
+    assert.equal(await hitsDuring(b.caches.plans, () => run(ctx, contextB, request())), 0, "engine b does not see engine a's plan");
+    await run(ctx, contextB, request()); // b's second sighting: kept by b
+    assert.equal(await hitsDuring(a.caches.plans, () => run(ctx, contextA, request())), cached ? 1 : 0);
+    a.clearCaches();
+    assert.equal(a.caches.plans.bytes(), 0);
+    assert.equal(await hitsDuring(a.caches.plans, () => run(ctx, contextA, request())), 0, "cleared: built afresh");
+    const third = await run(ctx, contextB, request());
+    assert.equal(b.caches.plans.stats.hits > 0, cached, "engine b kept its plan");
+    assert.deepEqual(idsOf(third.data as { id: number }[]), idsOf(byId(t1)));
   });
 });

@@ -7,10 +7,9 @@
 // or a dry run.
 import assert from "node:assert/strict";
 import { LogicException, PolicyErrorCode, QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
-import { sanitizedShapes } from "../../lib/policy/guarded.js";
 import { shapeKeyOf } from "../../lib/policy/sanitized-shapes.js";
 import { Patient } from "./domain.js";
-import { type Guarded, type Shape, hitsDuring, assertTenant, byId, cond, engineWith, expectPolicyError, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
+import { type Guarded, type Shape, guardedCaches, hitsDuring, assertTenant, byId, cond, engineWith, expectPolicyError, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
 
 type Row = Record<string, unknown>;
@@ -119,7 +118,7 @@ forEachPolicyTarget("Policy: sanitized shapes reused for other values", (ctx) =>
       for (const valueSeed of [2000 + shapeSeed, 3000 + shapeSeed]) {
         const request = randomRequest(shapeSeed, valueSeed);
         let got!: Outcome[];
-        reused += await hitsDuring(sanitizedShapes, async () => (got = await everything(ctx, context, request)));
+        reused += await hitsDuring(guardedCaches(context).shapes, async () => (got = await everything(ctx, context, request)));
         for (const outcome of got) expected += model.call(request, "ok" in outcome) ? 1 : 0;
         const fresh = engineWith({});
         assert.deepEqual(got, await everything(ctx, await tenantContext(fresh), request), `shape ${shapeSeed}, values ${valueSeed}: ${JSON.stringify(request)}`);
@@ -141,15 +140,15 @@ forEachPolicyTarget("Policy: sanitized shapes reused for other values", (ctx) =>
     });
     for (let i = 0; i < 2; i++) await run(ctx, context, shape([1, 2]));
     for (const values of [["one", 2], [1, "2024-13-45"], [1], [1, 2, 3], []]) {
-      const before = sanitizedShapes.stats.hits;
+      const before = guardedCaches(context).shapes.stats.hits;
       const reusedError = await outcomeOf(() => run(ctx, context, shape(values)));
-      assert.equal(sanitizedShapes.stats.hits - before, cached ? 1 : 0, "the values were checked on the reused shape");
+      assert.equal(guardedCaches(context).shapes.stats.hits - before, cached ? 1 : 0, "the values were checked on the reused shape");
       const freshError = await outcomeOf(async () => run(ctx, await tenantContext(engineWith({})), shape(values)));
       assert.ok("error" in reusedError, JSON.stringify(reusedError));
       assert.deepEqual(reusedError, freshError);
       assert.match(String((reusedError as { error: Row }).error.path), /^conditionGroup\.subConditionGroups\[0\]\.conditions\[1\]/);
     }
-    const hits = await hitsDuring(sanitizedShapes, () => run(ctx, context, shape([3, 4])));
+    const hits = await hitsDuring(guardedCaches(context).shapes, () => run(ctx, context, shape([3, 4])));
     assert.equal(hits, cached ? 1 : 0, "the shape is still reused after the refused values");
   });
 
@@ -160,7 +159,7 @@ forEachPolicyTarget("Policy: sanitized shapes reused for other values", (ctx) =>
     for (let i = 0; i < 2; i++) await run(ctx, context, request(10));
     await expectPolicyError(() => run(ctx, context, request(11)), PolicyErrorCode.CapExceeded, "MaxPageSize");
     let page!: Guarded<Row>;
-    assert.equal(await hitsDuring(sanitizedShapes, async () => (page = await run(ctx, context, request(3, 2)))), cached ? 1 : 0);
+    assert.equal(await hitsDuring(guardedCaches(context).shapes, async () => (page = await run(ctx, context, request(3, 2)))), cached ? 1 : 0);
     assert.deepEqual(idsOf(page.data as { id: number }[]), idsOf(byId(t1)).slice(3, 6));
     assert.equal(page.pageSize, 3);
   });
@@ -208,10 +207,10 @@ forEachPolicyTarget("Policy: sanitized shapes reused for other values", (ctx) =>
     const engine = engineWith({});
     const context = await tenantContext(engine);
     const summary = (minimum: number) => ({ conditionGroup: { connector: "And", conditions: [cond("id", "GreaterThan", [minimum])] }, groupBy: { fields: ["diagnosis"], aggregateBy: [{ aggregator: "Count", alias: "patients" }] } });
-    for (let i = 0; i < 3; i++) assert.equal(await hitsDuring(sanitizedShapes, () => run(ctx, context, summary(i))), 0);
+    for (let i = 0; i < 3; i++) assert.equal(await hitsDuring(guardedCaches(context).shapes, () => run(ctx, context, summary(i))), 0);
     const dry = engineWith({ dryRun: true });
     const dryContext = await tenantContext(dry);
-    for (let i = 0; i < 3; i++) assert.equal(await hitsDuring(sanitizedShapes, () => run(ctx, dryContext, { ...whereShape(cond("id", "GreaterThan", [i])), page: { pageNumber: 1, pageSize: 5 } })), 0);
+    for (let i = 0; i < 3; i++) assert.equal(await hitsDuring(guardedCaches(dryContext).shapes, () => run(ctx, dryContext, { ...whereShape(cond("id", "GreaterThan", [i])), page: { pageNumber: 1, pageSize: 5 } })), 0);
   });
 });
 

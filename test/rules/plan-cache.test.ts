@@ -6,7 +6,6 @@ import {
   PolicyAction, PolicyEffect, PolicyErrorCode, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, StoreFailureMode,
   type IQpRuleStore, type QpAuditEvent, type QpRuleInput,
 } from "../../lib/index.js";
-import { guardedPlans, sanitizedShapes } from "../../lib/policy/guarded.js";
 import { STAFF, oracleData } from "./domain.js";
 import { TestClock, clearRuleTables, cond, engine, expectPolicyError, forEachRulesTarget, ids, prepare, role, runDynamic, where } from "./support.js";
 
@@ -46,9 +45,9 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     const before = await runDynamic(ctx, context, request());
     assert.deepEqual(before.data.map((r) => r.email), lima.map((x) => x.email));
     await runDynamic(ctx, context, request()); // the second sighting keeps the plan
-    const hits = guardedPlans.stats.hits;
+    const hits = e.caches.plans.stats.hits;
     await runDynamic(ctx, context, request());
-    assert.equal(guardedPlans.stats.hits - hits, cached ? 1 : 0);
+    assert.equal(e.caches.plans.stats.hits - hits, cached ? 1 : 0);
 
     const rule = await e.upsertRuleAsync(denyEmail());
     const denied = await runDynamic(ctx, await prepare(e), request());
@@ -85,9 +84,9 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     assert.deepEqual(second[0]!.subjects, [{ kind: QpSubjectKind.Role, value: "auditor" }]);
 
     const context = await prepare(e);
-    const hits = guardedPlans.stats.hits;
+    const hits = e.caches.plans.stats.hits;
     for (let i = 0; i < 3; i++) await runDynamic(ctx, context, request());
-    assert.equal(guardedPlans.stats.hits - hits, cached ? 2 : 0);
+    assert.equal(e.caches.plans.stats.hits - hits, cached ? 2 : 0);
     assert.equal(context.auditEvents.length, 3 * first.length, "the cached runs recorded their events too");
   });
 
@@ -98,13 +97,13 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     for (let i = 0; i < 2; i++) await runDynamic(ctx, context, inCity("Lima"));
     const perRun = context.auditEvents.length / 2;
     assert.ok(perRun > 0);
-    const hits = sanitizedShapes.stats.hits;
+    const hits = e.caches.shapes.stats.hits;
     const later = await prepare(e, role("auditor"));
     for (const city of ["Quito", "Oslo", "Lima"]) {
       const result = await runDynamic(ctx, later, inCity(city));
       assert.deepEqual(ids(result), oracleData.employees.filter((x) => x.city === city).map((x) => x.id), city);
     }
-    assert.equal(sanitizedShapes.stats.hits - hits, cached ? 2 : 0, "Quito and Oslo reused Lima's sanitized shape (Lima itself is a cached plan)");
+    assert.equal(e.caches.shapes.stats.hits - hits, cached ? 2 : 0, "Quito and Oslo reused Lima's sanitized shape (Lima itself is a cached plan)");
     const events = later.auditEvents as QpAuditEvent[];
     assert.equal(events.length, 3 * perRun, "every run recorded its events");
     assert.ok(events.every((x) => x.subjects.some((s) => s.kind === QpSubjectKind.Role && s.value === "auditor")));
@@ -142,9 +141,9 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
     assert.ok(statements.count !== null || !("page" in request()));
     assert.ok(statements.policy.entries.some((x) => x.field === "audited"));
     assert.equal(context.auditEvents.length, 0);
-    const hits = guardedPlans.stats.hits;
+    const hits = e.caches.plans.stats.hits;
     await runDynamic(ctx, context, request());
-    assert.equal(guardedPlans.stats.hits - hits, 1);
+    assert.equal(e.caches.plans.stats.hits - hits, 1);
     assert.ok((context.auditEvents as QpAuditEvent[]).some((x) => x.field === "audited"));
   });
 
@@ -156,9 +155,9 @@ forEachRulesTarget("Rules: the guarded plan cache", (ctx) => {
       await e.upsertRuleAsync(denyEmail());
       const context = await prepare(e);
       for (let i = 0; i < 2; i++) await runDynamic(ctx, context, request());
-      const hits = guardedPlans.stats.hits;
+      const hits = e.caches.plans.stats.hits;
       const cachedRun = await runDynamic(ctx, context, request());
-      assert.equal(guardedPlans.stats.hits - hits, cached ? 1 : 0);
+      assert.equal(e.caches.plans.stats.hits - hits, cached ? 1 : 0);
       for (const row of cachedRun.data) assert.ok(!("email" in row));
 
       store.broken = true;
