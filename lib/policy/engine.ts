@@ -95,7 +95,7 @@ export class QpPolicyEngine {
   /** The sanitized clause and the SQL that would run: nothing executes, no audit event is written. */
   simulateAsync(entity: string, filter: unknown, context: QpPolicyContext, dataSource: DataSource): Promise<SimulateResponse> {
     return simulateOf(this, async (model, parsed) => {
-      const sanitized = await sanitize(this, context, model, "filter", parsed, false, false);
+      const sanitized = await sanitize(this, context, model, "filter", parsed, false);
       return { shape: sanitized.shape as Filter, additions: sanitized.additions, trace: copyTrace(sanitized.trace) };
     }, entity, filter, dataSource);
   }

@@ -88,7 +88,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const parsed = parseShape(kind, key === null ? shape : requestOf(request!), this.engine.options.caps);
       const shapeKey = key !== null && reusable(kind, this.engine.options.dryRun) ? caches.key(decisions, values, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
       const rebound = this.rebound(kind, parsed, resolved.model, shapeKey, audit);
-      const fresh = rebound ? null : await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString, false, decisions, audit ?? undefined);
+      const fresh = rebound ? null : await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString, decisions, audit ?? undefined);
       const sanitized = rebound?.sanitized ?? fresh!;
       const audited = rebound?.audited ?? fresh!.audited;
       // The plan is built once, from the sanitized request, and then transformed by the policy.
@@ -189,7 +189,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const rows = this.source as readonly T[];
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     return this.audited(kind, shape, async (collect) => {
-      const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, false, undefined, collect);
+      const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, undefined, collect);
       const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, sanitized, this.engine.options.caps), typed, getQueryString);
       return transformResult(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine.options, this.context);
     });
@@ -207,7 +207,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       // An array is refused here, as the unguarded builders refuse it: a builder needs TypeORM.
       const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
       const parsed = parseShape(kind, shape, this.engine.options.caps);
-      const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, false, false, decisions, collect);
+      const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, false, decisions, collect);
       // The forced predicates, built once: in the plan's WHERE and pinned in the builder's join.
       const forced = forcedPredicates(resolved.model, sanitized.additions.forced);
       const built = make(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps, forced), sanitized, decisions);

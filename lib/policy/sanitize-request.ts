@@ -12,22 +12,25 @@ import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, sanitizeSummary } from "./sanitize.js";
 
 /**
- * Sanitizes a parsed request. Its trace may share entries with the engine's memos: hand out only
- * copyTrace(trace). `collect`, when given, receives every audit event the sanitizer built, also
- * when it throws (a refused request's events are rebuilt from them: refused-audit.ts).
+ * Sanitizes a parsed request; nothing is recorded on the context here (the guarded query records
+ * its events when it ends). `collect`, when given, receives every audit event of its decisions,
+ * also when it throws (a refused request's events are rebuilt from them: refused-audit.ts).
  */
 export async function sanitize(
-  engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, audit = true, decisions?: DecisionTable,
+  engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, decisions?: DecisionTable,
   collect?: QpAuditEvent[],
 ): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
   const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
-  sanitizer.audit = audit;
+  let result: SanitizeResult<ParsedShape>;
   try {
-    const result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
+    result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
       : kind === "summary" ? sanitizeSummary(sanitizer, shape as Summary, getQueryString)
         : sanitizeFilter(sanitizer, shape as Filter, getQueryString);
-    return { ...result, audited: sanitizer.audited };
-  } finally {
-    collect?.push(...sanitizer.audited);
+  } catch (error) {
+    collect?.push(...sanitizer.auditEvents());
+    throw error;
   }
+  const audited = sanitizer.auditEvents();
+  collect?.push(...audited);
+  return { ...result, audited };
 }

@@ -23,8 +23,9 @@ import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
 import { referenceCost } from "./cost.js";
-import type { PolicyTrace, PolicyTraceEntry } from "./trace.js";
-import { type QpAuditEvent, recordAudit } from "./audit.js";
+import type { PolicyTrace } from "./trace.js";
+import type { QpAuditEvent } from "./audit.js";
+import { type PolicyDiagnostic, auditEventsOf, traceEntryOf } from "./diagnostics.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
@@ -69,7 +70,8 @@ export interface CallerCondition {
 }
 
 export class Sanitizer {
-  private readonly entries: PolicyTraceEntry[] = [];
+  /** Every decision, in order: the trace and the audit events are derived from it (diagnostics.ts). */
+  private readonly diagnostics: PolicyDiagnostic[] = [];
   private cost = 0;
   private conditionCount = 0;
   private forcedCount = 0;
@@ -129,11 +131,10 @@ export class Sanitizer {
     field: string, feature: string, action: PolicyAction, decision: Pick<Decision, "level" | "source"> | null,
     enforced = true, reason?: string, member?: PolicyMember, transforms?: readonly TransformStep[],
   ) {
-    this.entries.push({
-      field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced, ...(reason ? { reason } : {}),
-      ...(transforms ? { transforms: transforms.map((t) => ({ action: t.action, source: t.source })) } : {}),
+    this.diagnostics.push({
+      field, feature, action, level: decision?.level ?? null, source: decision?.source ?? "policy", enforced,
+      ...(reason ? { reason } : {}), ...(transforms ? { transforms } : {}), ...(member ? { member } : {}),
     });
-    if (member) this.auditUse(member, field, feature, action, enforced);
   }
 
   /** A selected member's entry: Allowed, Masked by a rule's mask, or what its decorator chain does (Defaulted, Masked, Generalized, Mutated). */
@@ -144,34 +145,23 @@ export class Sanitizer {
     else this.record(field, "Select", decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, member);
   }
 
-  /** Simulate sanitizes without recording audit events. */
-  audit = true;
-
   /** Drops a dry run still enforces (scoped navigations): all selects gone is still an error. */
   private enforcedDrops = 0;
 
-  /** Every audit event goes through here, so one check of `audit` covers refused uses too; `audited` keeps them all. */
-  private auditUse(member: PolicyMember, field: string, feature: string, action: PolicyAction, enforced: boolean) {
-    const flag = PolicyFeature[feature as keyof typeof PolicyFeature];
-    const audited = member.policy?.attributes.some((a) => a.kind === "audit" && typeof flag === "number" && (a.features & flag) !== 0);
-    if (!audited) return;
-    const event: QpAuditEvent = {
-      at: new Date().toISOString(), entity: this.options.entities.nameOf(this.root.target) ?? this.root.name, field, feature, action, subjects: this.context.subjects, enforced,
-    };
-    this.audited.push(event);
-    if (this.audit) recordAudit(this.context.auditEvents, this.options.caps.maxAuditEvents, event);
+  /** The audit events of the decisions so far (a cached plan replays them; a refused request's are rebuilt from them). */
+  auditEvents(): QpAuditEvent[] {
+    return auditEventsOf(this.diagnostics, this.options.entities.nameOf(this.root.target) ?? this.root.name, this.context.subjects);
   }
-
-  /** Every audit event of this request, recorded or not, also past the context's cap (a cached plan replays them). */
-  readonly audited: QpAuditEvent[] = [];
 
   /**
    * Throws, or in dry run records what would have been refused and goes on. `always` refusals
    * protect rows, not fields (a navigation out of a tenant scope): a dry run enforces them too.
    */
-  refuse(code: PolicyErrorCode, message: string, where: string, field: string, feature: string, decision: Pick<Decision, "level" | "source"> | null, always = false): void {
-    if (this.dryRun && !always) return this.record(field, feature, PolicyAction.Denied, decision, false, message);
-    this.record(field, feature, PolicyAction.Denied, decision, true, message);
+  refuse(
+    code: PolicyErrorCode, message: string, where: string, field: string, feature: string, decision: Pick<Decision, "level" | "source"> | null, always = false, member?: PolicyMember,
+  ): void {
+    if (this.dryRun && !always) return this.record(field, feature, PolicyAction.Denied, decision, false, message, member);
+    this.record(field, feature, PolicyAction.Denied, decision, true, message, member);
     policyError(code, message, where);
   }
 
@@ -221,8 +211,7 @@ export class Sanitizer {
       if (enforced) this.enforcedDrops++;
       return !enforced;
     }
-    this.auditUse(ref.end, ref.publicPath, name, PolicyAction.Denied, enforced);
-    this.refuse(deniedCode[feature]!, message, where, ref.publicPath, name, decision, scoped !== null);
+    this.refuse(deniedCode[feature]!, message, where, ref.publicPath, name, decision, scoped !== null, ref.end);
     return true;
   }
 
@@ -375,10 +364,9 @@ export class Sanitizer {
   /**
    * Every root column the caller may select; the rest is left out. It depends only on the
    * decision table and the root, so it is worked out once per pair and replayed: the same
-   * columns, trace entries, renames and transforms, and audit events (recorded anew). The
-   * entries are the memo's own objects: a sanitized trace is never handed to a caller as it is
-   * (every hand-out goes through copyTrace). It runs before anything else renames or transforms
-   * (checked), so those trees are its alone. True when it kept every column of the root.
+   * columns, diagnostics (so trace entries and audit events), renames and transforms. It runs
+   * before anything else renames or transforms (checked), so those trees are its alone. True
+   * when it kept every column of the root.
    */
   private defaultProjection(kept: string[]): boolean {
     const columnsOfRoot = columnsOf(this.root.scope, this.root.target);
@@ -390,25 +378,17 @@ export class Sanitizer {
     if (!byRoot) defaultProjections.set(this.decisions, (byRoot = new WeakMap()));
     let known = byRoot.get(this.root);
     if (!known) {
-      const [entries, audited] = [this.entries.length, this.audited.length];
+      const decided = this.diagnostics.length;
       const columns: string[] = [];
       for (const column of columnsOfRoot) this.selectColumn(column.path, column.members, columns, "selects");
-      // The audit events are copies: the originals are recorded on this caller's context, which the caller may change.
-      known = { columns, entries: this.entries.slice(entries), audited: this.audited.slice(audited).map((e) => ({ ...e })), renames: this.renames, transforms: this.transforms };
+      known = { columns, diagnostics: this.diagnostics.slice(decided), renames: this.renames, transforms: this.transforms };
       byRoot.set(this.root, known);
     } else {
-      this.entries.push(...known.entries);
-      for (const event of known.audited) this.replayAudit(event);
+      this.diagnostics.push(...known.diagnostics);
       [this.renames, this.transforms] = [known.renames, known.transforms];
     }
     kept.push(...known.columns);
     return kept.length === columnsOfRoot.length;
-  }
-
-  private replayAudit(event: QpAuditEvent): void {
-    const copy = { ...event, at: new Date().toISOString(), subjects: this.context.subjects };
-    this.audited.push(copy);
-    if (this.audit) recordAudit(this.context.auditEvents, this.options.caps.maxAuditEvents, copy);
   }
 
   private selectColumn(path: string, members: readonly PolicyMember[], kept: string[], where: string): void {
@@ -515,7 +495,7 @@ export class Sanitizer {
       const why = this.forcedCount > 0 ? "the SQL would show the values of forced predicates" : "the Strict tier never returns SQL";
       this.refuse(PolicyErrorCode.QueryStringDenied, why, "getQueryString", "queryString", "Query", null);
     }
-    const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.entries };
+    const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.diagnostics.map(traceEntryOf) };
     const additions: PlanAdditions = { forced: this.forcedConditions, floor };
     return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, callerConditions: this.conditions };
   }
@@ -524,8 +504,7 @@ export class Sanitizer {
 /** What the default projection did for a decision table and root (Sanitizer.defaultProjection). */
 interface DefaultProjection {
   readonly columns: readonly string[];
-  readonly entries: readonly PolicyTraceEntry[];
-  readonly audited: readonly QpAuditEvent[];
+  readonly diagnostics: readonly PolicyDiagnostic[];
   readonly renames: RenameTree;
   readonly transforms: TransformTree;
 }

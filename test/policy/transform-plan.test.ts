@@ -29,7 +29,7 @@ class Ledger {
 async function planned(kind: ShapeKind, shape: Shape) {
   const context = await tenantContext(convenience, "t-1");
   const model = modelOfClass(Patient);
-  const sanitized = await sanitize(convenience, context, model, kind, parseShape(kind, shape, convenience.options.caps), false, false);
+  const sanitized = await sanitize(convenience, context, model, kind, parseShape(kind, shape, convenience.options.caps), false);
   const before = planParsed(model, kind, sanitized.shape, convenience.options.caps);
   return { sanitized, before, after: transformPlan(before, sanitized.additions) };
 }
