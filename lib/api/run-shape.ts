@@ -15,6 +15,7 @@ import type { FilterResult, SummaryResult } from "../shapes/results.js";
 import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import type { ResolvedSource } from "./source.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
+import type { PathLookup } from "../plan/path-lookup.js";
 import type { FilterPlan, SegmentPlan, SummaryPlan } from "../plan/nodes.js";
 
 export type ParsedShape = Filter | Segment | Summary;
@@ -29,10 +30,11 @@ export type ShapePlan =
 export type PreparedShape = { readonly kind: "filter" | "segment"; readonly rows: PreparedFilter } | { readonly kind: "summary"; readonly summary: PreparedSummary };
 
 /** The plan of a parsed shape, built once. `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
-export function planParsed(model: EntityModel, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits): ShapePlan {
-  if (kind === "segment") return { kind, plan: buildSegmentPlan(model, shape as Segment, limits) };
-  if (kind === "summary") return { kind, plan: buildSummaryPlan(model, shape as Summary, limits) };
-  return { kind, plan: buildFilterPlan(model, shape as Filter, limits) };
+/** `lookup`: where the builders find the paths the request names (under a guard, the policy's placements). */
+export function planParsed(model: EntityModel, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits, lookup?: PathLookup): ShapePlan {
+  if (kind === "segment") return { kind, plan: buildSegmentPlan(model, shape as Segment, limits, lookup) };
+  if (kind === "summary") return { kind, plan: buildSummaryPlan(model, shape as Summary, limits, lookup) };
+  return { kind, plan: buildFilterPlan(model, shape as Filter, limits, lookup) };
 }
 
 /** A plan compiled for its source's dialect, values bound. */

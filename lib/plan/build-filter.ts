@@ -4,19 +4,21 @@ import { Direction } from "../shapes/enums.js";
 import type { ConditionGroup, Filter, OrderBy, Segment } from "../shapes/shapes.js";
 import { checkPage } from "../shapes/page.js";
 import type { EntityModel } from "../model/entity-model.js";
-import { resolvePath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
+import { type PathLookup, declaredPaths } from "./path-lookup.js";
 import type { FilterPlan, OrderKey, Predicate, SegmentPlan } from "./nodes.js";
 import { buildPredicate, bySort, checkUniqueSorts } from "./build-predicate.js";
 import { type PlanLimits, SubqueryBudget, orderSubqueries, subqueriesOf } from "./subquery-budget.js";
 
-export function buildWhere(root: EntityModel, group: ConditionGroup | null | undefined, where = "conditionGroup", budget = new SubqueryBudget()): Predicate | null {
-  const predicate = group ? buildPredicate(root, group, where) : null;
+export function buildWhere(
+  root: EntityModel, group: ConditionGroup | null | undefined, where = "conditionGroup", budget = new SubqueryBudget(), lookup: PathLookup = declaredPaths,
+): Predicate | null {
+  const predicate = group ? buildPredicate(root, group, where, lookup) : null;
   budget.spend(subqueriesOf(predicate), where);
   return predicate;
 }
 
-export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null | undefined, budget = new SubqueryBudget()): OrderKey[] {
+export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null | undefined, budget = new SubqueryBudget(), lookup: PathLookup = declaredPaths): OrderKey[] {
   if (!orders) return [];
   // Duplicate sorts are allowed for orders (2.1.5); equal sorts keep list order. A term that
   // repeats an earlier one (the same column, or the same MIN/MAX over a collection) cannot change
@@ -26,7 +28,9 @@ export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null
   const keys: OrderKey[] = [];
   for (const order of bySort(orders)) {
     const where = `orders[${orders.indexOf(order)}].field`;
-    const { key, path } = orderKey(root, order, where);
+    const found = orderKey(root, order, where, lookup);
+    if (!found) continue; // dropped by the policy
+    const { key, path } = found;
     const identity = `${key.value.kind === "column" ? "value" : key.value.fn} ${path}`;
     if (seen.has(identity)) continue;
     seen.add(identity);
@@ -37,12 +41,14 @@ export function buildOrders(root: EntityModel, orders: readonly OrderBy[] | null
 }
 
 /** An order's key, and the canonical path it reads (with the reduction, what makes two keys one). */
-function orderKey(root: EntityModel, order: OrderBy, where: string): { key: OrderKey; path: string } {
+function orderKey(root: EntityModel, order: OrderBy, where: string, lookup: PathLookup): { key: OrderKey; path: string } | null {
   if (order.field === null || order.field.trim() === "") fail(Codes.InvalidField, "the order has no field", where);
-  const path = resolvePath(root, order.field, where);
+  const path = lookup.path(root, order.field, where);
+  if (!path) return null;
   if (path.end.kind !== "column") {
-    if (path.end.kind === "relation" && path.end.hop.kind === "collection") fail(orderFieldCannotEndOnCollection(path.path), "order by a value inside the collection", where);
-    fail(Codes.InvalidField, `"${path.path}" is not a value field`, where);
+    const spelled = lookup.spelling(path, where);
+    if (path.end.kind === "relation" && path.end.hop.kind === "collection") fail(orderFieldCannotEndOnCollection(spelled), "order by a value inside the collection", where);
+    fail(Codes.InvalidField, `"${spelled}" is not a value field`, where);
   }
   const column = path.end.column;
   const first = path.hops.findIndex((h) => h.kind === "collection");
@@ -52,22 +58,23 @@ function orderKey(root: EntityModel, order: OrderBy, where: string): { key: Orde
   return { key: { value, direction: order.direction }, path: path.path };
 }
 
-export function buildSelects(root: EntityModel, selects: readonly string[] | null | undefined): ResolvedPath[] | null {
+/** The selected paths (under a guard none: the policy sets the projection itself, transformPlan). */
+export function buildSelects(root: EntityModel, selects: readonly string[] | null | undefined, lookup: PathLookup = declaredPaths): ResolvedPath[] | null {
   if (selects === null || selects === undefined) return null;
   if (selects.length === 0) fail(Codes.MustHaveFields, "selects must name at least one field", "selects");
-  return selects.map((s, i) => resolvePath(root, s, `selects[${i}]`));
+  return selects.flatMap((s, i) => lookup.path(root, s, `selects[${i}]`) ?? []);
 }
 
-export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: PlanLimits): FilterPlan {
+export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: PlanLimits, lookup: PathLookup = declaredPaths): FilterPlan {
   const budget = new SubqueryBudget(limits);
-  const where = buildWhere(root, filter.conditionGroup, "conditionGroup", budget);
-  const orders = buildOrders(root, filter.orders, budget);
+  const where = buildWhere(root, filter.conditionGroup, "conditionGroup", budget, lookup);
+  const orders = buildOrders(root, filter.orders, budget, lookup);
   const page = checkPage(filter.page);
-  const selects = buildSelects(root, filter.selects);
+  const selects = buildSelects(root, filter.selects, lookup);
   return { root, where, orders, page, selects };
 }
 
-export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: PlanLimits): SegmentPlan {
+export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: PlanLimits, lookup: PathLookup = declaredPaths): SegmentPlan {
   const budget = new SubqueryBudget(limits);
   checkUniqueSorts(segment.conditionSets, Codes.SetsUniqueSort, "conditionSets");
   const ordered = bySort(segment.conditionSets);
@@ -79,10 +86,10 @@ export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: P
   });
   const sets = ordered.map((set, i) => ({
     intersection: i === 0 ? null : set.intersection,
-    where: buildWhere(root, set.conditionGroup, `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`, budget),
+    where: buildWhere(root, set.conditionGroup, `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`, budget, lookup),
   }));
-  const orders = buildOrders(root, segment.orders, budget);
+  const orders = buildOrders(root, segment.orders, budget, lookup);
   const page = checkPage(segment.page);
-  const selects = buildSelects(root, segment.selects);
+  const selects = buildSelects(root, segment.selects, lookup);
   return { root, sets, orders, page, selects };
 }

@@ -4,8 +4,8 @@ import { Codes, fail } from "../errors/codes.js";
 import { Connector, DataType } from "../shapes/enums.js";
 import type { Condition, ConditionGroup } from "../shapes/shapes.js";
 import type { EntityModel } from "../model/entity-model.js";
-import { resolvePath } from "../resolve/resolve-path.js";
 import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
+import { type PathLookup, declaredPaths } from "./path-lookup.js";
 import { coerceValue, toToken } from "../resolve/coerce-values.js";
 import type { ColumnRef, Predicate } from "./nodes.js";
 import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
@@ -23,13 +23,13 @@ export const bySort = <T extends { sort: number }>(items: readonly T[]): T[] =>
   items.map((item, index) => ({ item, index })).sort((a, b) => a.item.sort - b.item.sort || a.index - b.index).map((e) => e.item);
 
 /** Returns null for a group that constrains nothing (2.1.5: an empty group filters nothing). */
-export function buildPredicate(root: EntityModel, group: ConditionGroup, where: string): Predicate | null {
+export function buildPredicate(root: EntityModel, group: ConditionGroup, where: string, lookup: PathLookup = declaredPaths): Predicate | null {
   checkUniqueSorts(group.conditions, Codes.ConditionsUniqueSort, `${where}.conditions`);
   checkUniqueSorts(group.subConditionGroups, Codes.SubGroupsUniqueSort, `${where}.subConditionGroups`);
   const items: Predicate[] = [];
-  bySort(group.conditions).forEach((c) => items.push(buildCondition(root, c, `${where}.conditions[${group.conditions.indexOf(c)}]`)));
+  bySort(group.conditions).forEach((c) => items.push(buildCondition(root, c, `${where}.conditions[${group.conditions.indexOf(c)}]`, lookup)));
   for (const sub of bySort(group.subConditionGroups)) {
-    const built = buildPredicate(root, sub, `${where}.subConditionGroups[${group.subConditionGroups.indexOf(sub)}]`);
+    const built = buildPredicate(root, sub, `${where}.subConditionGroups[${group.subConditionGroups.indexOf(sub)}]`, lookup);
     if (built) items.push(built);
   }
   if (items.length === 0) return null;
@@ -37,16 +37,17 @@ export function buildPredicate(root: EntityModel, group: ConditionGroup, where: 
   return group.connector === Connector.Or ? orOf(items) : { kind: "and", items };
 }
 
-export function buildCondition(root: EntityModel, condition: Condition, where: string): Predicate {
+export function buildCondition(root: EntityModel, condition: Condition, where: string, lookup: PathLookup = declaredPaths): Predicate {
   if (condition.field === null || condition.field.trim() === "") fail(Codes.InvalidField, "the condition has no field", `${where}.field`);
-  const path = resolvePath(root, condition.field, `${where}.field`);
-  const column = requireColumn(path, `${where}.field`);
+  const path = requirePath(lookup, root, condition.field, `${where}.field`);
+  const spelled = lookup.spelling(path, `${where}.field`);
+  const column = requireColumn(path, `${where}.field`, spelled);
   checkArity(condition.operator, condition.values.length, `${where}.values`);
   // Contains/StartsWith/EndsWith on an Enum match its text: the needle stays text.
   const valueType = condition.dataType === DataType.Enum && /Contains|StartsWith|EndsWith/.test(condition.operator) ? DataType.Text : condition.dataType;
   const values = condition.values.map((v, i) => coerceValue(toToken(v), valueType, column, `${where}.values[${i}]`));
   checkCombination(condition.dataType, condition.operator, where);
-  checkFieldKind(condition.dataType, column.fieldKind, path.path, `${where}.dataType`);
+  checkFieldKind(condition.dataType, column.fieldKind, spelled, `${where}.dataType`);
   return wrapCollections(path.hops, (hops) => ({
     kind: "compare",
     left: { kind: "column", hops, column },
@@ -56,9 +57,17 @@ export function buildCondition(root: EntityModel, condition: Condition, where: s
   }));
 }
 
-export function requireColumn(path: ResolvedPath, where: string) {
-  if (path.end.kind !== "column") fail(Codes.InvalidField, `"${path.path}" is not a value field`, where);
+/** `spelled`: the path as the caller wrote it in public names (PathLookup.spelling). */
+export function requireColumn(path: ResolvedPath, where: string, spelled = path.path) {
+  if (path.end.kind !== "column") fail(Codes.InvalidField, `"${spelled}" is not a value field`, where);
   return path.end.column;
+}
+
+/** A path the policy never drops (a condition's, a group key's, an aggregate's). */
+export function requirePath(lookup: PathLookup, root: EntityModel, raw: string | null | undefined, where: string): ResolvedPath {
+  const path = lookup.path(root, raw, where);
+  if (!path) throw new Error(`internal: the policy dropped the path at ${where}, which it never drops`);
+  return path;
 }
 
 /** Each collection on the path becomes an any-match around the rest of the path. */

@@ -7,12 +7,12 @@ import { Aggregator, Connector, DataType } from "../shapes/enums.js";
 import type { AggregateBy, ConditionGroup, Summary } from "../shapes/shapes.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { FieldKind } from "../model/field-kind.js";
-import { resolvePath } from "../resolve/resolve-path.js";
 import { crossesCollection } from "../resolve/resolved-path.js";
 import { coerceValue, toToken } from "../resolve/coerce-values.js";
 import type { Aggregate, GroupKey, HavingPredicate, SummaryOrder, SummaryPlan } from "./nodes.js";
 import { type PlanLimits, SubqueryBudget } from "./subquery-budget.js";
-import { bySort, checkUniqueSorts } from "./build-predicate.js";
+import { bySort, checkUniqueSorts, requirePath } from "./build-predicate.js";
+import { type PathLookup, declaredPaths } from "./path-lookup.js";
 import { buildWhere } from "./build-filter.js";
 import { checkPage } from "../shapes/page.js";
 import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
@@ -23,15 +23,21 @@ const aliasPattern = /^[\p{L}_][\p{L}\p{Nd}_]*$/u;
 export const groupKeyName = (path: string) =>
   path.split(".").map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1))).join("");
 
+/** Whether an order's field (trimmed, lower case) names the group key spelled `path`: dotted, dot-stripped or its output name. */
+export const namesGroupKey = (path: string, wanted: string) =>
+  [path, path.replaceAll(".", ""), groupKeyName(path)].some((name) => name.toLowerCase() === wanted);
+
 const typeNames: Record<FieldKind, string> = {
   text: "String", uuid: "Guid", number: "Number", boolean: "Boolean", datetime: "DateTime", date: "DateOnly", enum: "Enum", other: "Object",
 };
 
-export function buildSummaryPlan(root: EntityModel, summary: Summary, limits?: PlanLimits): SummaryPlan {
-  const where = buildWhere(root, summary.conditionGroup, "conditionGroup", new SubqueryBudget(limits));
+export function buildSummaryPlan(root: EntityModel, summary: Summary, limits?: PlanLimits, lookup: PathLookup = declaredPaths): SummaryPlan {
+  const where = buildWhere(root, summary.conditionGroup, "conditionGroup", new SubqueryBudget(limits), lookup);
   const groupBy = summary.groupBy ?? fail(Codes.GroupByRequired, "a Summary needs a groupBy", "groupBy");
   if (groupBy.fields.length === 0) fail(Codes.GroupByMustHaveFields, "groupBy.fields must name at least one field", "groupBy.fields");
-  const keys: GroupKey[] = groupBy.fields.map((field, i) => groupKey(root, field, `groupBy.fields[${i}]`));
+  // Each key with the path as the caller spells it (public names under a guard): what orders name it by.
+  const spelled: string[] = [];
+  const keys: GroupKey[] = groupBy.fields.map((field, i) => groupKey(root, field, `groupBy.fields[${i}]`, lookup, spelled));
   const folded = new Set<string>();
   for (const key of keys) {
     const name = key.name.toLowerCase();
@@ -39,15 +45,16 @@ export function buildSummaryPlan(root: EntityModel, summary: Summary, limits?: P
     folded.add(name);
   }
   const aggregates: Aggregate[] = [];
-  groupBy.aggregateBy.forEach((a, i) => aggregates.push(aggregate(root, a, keys, aggregates, `groupBy.aggregateBy[${i}]`)));
-  const orders = (summary.orders ? bySort(summary.orders) : []).map((order): SummaryOrder => {
+  groupBy.aggregateBy.forEach((a, i) => aggregates.push(aggregate(root, a, keys, aggregates, `groupBy.aggregateBy[${i}]`, lookup)));
+  const orders = (summary.orders ? bySort(summary.orders) : []).flatMap((order): SummaryOrder[] => {
     const where = `orders[${summary.orders!.indexOf(order)}].field`;
+    if (lookup.dropped(where)) return [];
     const wanted = (order.field ?? "").trim().toLowerCase();
     if (wanted === "") fail(Codes.InvalidField, "the order has no field", where);
-    const target = keys.find((k) => k.name.toLowerCase() === wanted || pathOf(k).toLowerCase() === wanted || pathOf(k).replaceAll(".", "").toLowerCase() === wanted)
+    const target = keys.find((_, i) => namesGroupKey(spelled[i]!, wanted))
       ?? aggregates.find((a) => a.alias.toLowerCase() === wanted)
       ?? fail(summaryOrderField(order.field!), "order by a group field or an aggregate alias", where);
-    return { target, direction: order.direction };
+    return [{ target, direction: order.direction }];
   });
   const page = checkPage(summary.page);
   const having = summary.having ? buildHaving(summary.having, aggregates, "having") : null;
@@ -56,20 +63,23 @@ export function buildSummaryPlan(root: EntityModel, summary: Summary, limits?: P
 
 const pathOf = (key: GroupKey) => key.value.hops.map((h) => `${h.member.name}.`).join("") + key.value.column.propertyPath;
 
-function groupKey(root: EntityModel, field: string, where: string): GroupKey {
+function groupKey(root: EntityModel, field: string, where: string, lookup: PathLookup, spelled: string[]): GroupKey {
   if (field.trim() === "") fail(Codes.InvalidField, "a group field is required", where);
-  const path = resolvePath(root, field, where);
-  if (path.end.kind !== "column" || crossesCollection(path)) fail(Codes.GroupByFieldCannotBeComplexType, `"${path.path}" is not a single value per row`, where);
+  const path = requirePath(lookup, root, field, where);
+  spelled.push(lookup.spelling(path, where));
+  if (path.end.kind !== "column" || crossesCollection(path)) fail(Codes.GroupByFieldCannotBeComplexType, `"${spelled.at(-1)}" is not a single value per row`, where);
   return { value: { kind: "column", hops: path.hops, column: path.end.column }, name: groupKeyName(path.path) };
 }
 
-function aggregate(root: EntityModel, input: AggregateBy, keys: readonly GroupKey[], declared: readonly Aggregate[], where: string): Aggregate {
+function aggregate(root: EntityModel, input: AggregateBy, keys: readonly GroupKey[], declared: readonly Aggregate[], where: string, lookup: PathLookup): Aggregate {
   const alias = input.alias?.trim() ?? "";
   if (!aliasPattern.test(alias)) fail(Codes.InvalidAlias, `alias "${input.alias ?? ""}" must be a letter or _ followed by letters, digits or _`, `${where}.alias`);
   let value: Aggregate["value"] = null;
   if (input.field !== null && input.field.trim() !== "") {
-    const path = resolvePath(root, input.field, `${where}.field`);
-    if (path.end.kind !== "column" || crossesCollection(path)) fail(Codes.AggregationFieldMustBeSimpleType, `"${path.path}" is not a single value per row`, `${where}.field`);
+    const path = requirePath(lookup, root, input.field, `${where}.field`);
+    if (path.end.kind !== "column" || crossesCollection(path)) {
+      fail(Codes.AggregationFieldMustBeSimpleType, `"${lookup.spelling(path, `${where}.field`)}" is not a single value per row`, `${where}.field`);
+    }
     value = { kind: "column", hops: path.hops, column: path.end.column };
   } else if (input.aggregator !== Aggregator.Count) {
     fail(Codes.InvalidField, `${input.aggregator} needs a field`, `${where}.field`);

@@ -27,7 +27,8 @@ import { outputChainOf } from "./sanitize.js";
 import type { TransformChain } from "../transform/field-transforms.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyTrace } from "./trace.js";
-import type { Filter } from "../shapes/shapes.js";
+import type { ConditionGroup, Filter } from "../shapes/shapes.js";
+import type { Placements } from "./placements.js";
 
 export const UnknownEntity = "UnknownEntity";
 
@@ -229,19 +230,39 @@ export interface SimulateResponse { clause: unknown; filter: Filter; sql: string
 /** Sanitizes and compiles, executing nothing and recording no audit event. */
 export async function simulateOf(
   engine: AdminEngine,
-  sanitizeFilter: (model: EntityModel, filter: Filter) => Promise<{ shape: Filter; additions: PlanAdditions; trace: PolicyTrace }>,
+  sanitizeFilter: (model: EntityModel, filter: Filter) => Promise<{ placements: Placements; additions: PlanAdditions; trace: PolicyTrace }>,
   entity: string, filter: unknown, dataSource: DataSource,
 ): Promise<SimulateResponse> {
   const root = entityClass(engine.options, entity);
   const model = modelOf(dataSource, root);
-  const sanitized = await sanitizeFilter(model, parseFilter(filter ?? {}, engine.options.caps));
-  // The plan a guarded query would run: built once, then transformed by the policy.
-  const planned = transformPlan({ kind: "filter", plan: buildFilterPlan(model, sanitized.shape, engine.options.caps) }, sanitized.additions);
+  const parsed = parseFilter(filter ?? {}, engine.options.caps);
+  const sanitized = await sanitizeFilter(model, parsed);
+  // The plan a guarded query would run: built once through the policy's placements, then transformed by the policy.
+  const planned = transformPlan({ kind: "filter", plan: buildFilterPlan(model, parsed, engine.options.caps, sanitized.placements) }, sanitized.additions);
   const plan = planned.plan as FilterPlan;
   const dialect = dialectOf(dataSource);
   const compiled = compileFilter(dataSource.getRepository(root).createQueryBuilder("root") as never, dialect, plan);
   const statement = statementOf(compiled.data, dialect, pageSuffix(plan.page), pageParameters(plan.page));
   // The sanitized clause as a request: the caller's group inside the forced conditions.
-  const clause = forcedClause(sanitized.shape.conditionGroup ?? null, sanitized.additions.forced);
-  return { clause, filter: { ...sanitized.shape, conditionGroup: clause }, sql: statement.sql, parameters: [...statement.parameters], policy: sanitized.trace };
+  const shown = sanitizedFilterOf(parsed, sanitized.placements, plan);
+  const clause = forcedClause(shown.conditionGroup ?? null, sanitized.additions.forced);
+  return { clause, filter: { ...shown, conditionGroup: clause }, sql: statement.sql, parameters: [...statement.parameters], policy: sanitized.trace };
+}
+
+/**
+ * The caller's Filter as the policy leaves it, in real names (what Simulate shows; the query
+ * itself is the plan): each field as placed, dropped orders gone, the plan's page and projection.
+ */
+function sanitizedFilterOf(parsed: Filter, placements: Placements, plan: FilterPlan): Filter {
+  const group = (g: ConditionGroup, where: string): ConditionGroup => ({
+    ...g,
+    conditions: g.conditions.map((c, i) => ({ ...c, field: placements.canonical(`${where}.conditions[${i}].field`) ?? c.field })),
+    subConditionGroups: g.subConditionGroups.map((sub, i) => group(sub, `${where}.subConditionGroups[${i}]`)),
+  });
+  const orders = parsed.orders?.flatMap((order, i) => {
+    const field = placements.canonical(`orders[${i}].field`);
+    return field === null ? [] : [{ ...order, field }];
+  }) ?? null;
+  const selects = plan.selects && plan.selects.map((path) => path.path);
+  return { conditionGroup: parsed.conditionGroup ? group(parsed.conditionGroup, "conditionGroup") : null, orders, page: plan.page, selects };
 }

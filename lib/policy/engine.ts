@@ -96,7 +96,7 @@ export class QpPolicyEngine {
   simulateAsync(entity: string, filter: unknown, context: QpPolicyContext, dataSource: DataSource): Promise<SimulateResponse> {
     return simulateOf(this, async (model, parsed) => {
       const sanitized = await sanitize(this, context, model, "filter", parsed, false);
-      return { shape: sanitized.shape as Filter, additions: sanitized.additions, trace: copyTrace(sanitized.trace) };
+      return { placements: sanitized.placements, additions: sanitized.additions, trace: copyTrace(sanitized.trace) };
     }, entity, filter, dataSource);
   }
 

@@ -13,9 +13,9 @@ import type { DecisionTable } from "./decision-table.js";
 import type { SanitizeResult } from "./sanitize.js";
 import type { SanitizedShape } from "./sanitized-shapes.js";
 
-/** A guarded shape ready to run again: its sanitized form, its statements and the audit events it records. */
+/** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */
 export interface GuardedPlan {
-  readonly sanitized: SanitizeResult<ParsedShape>;
+  readonly sanitized: SanitizeResult;
   readonly prepared: PreparedShape;
   readonly audited: readonly QpAuditEvent[];
 }

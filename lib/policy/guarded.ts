@@ -25,7 +25,7 @@ import type { QpPolicyContext } from "./context.js";
 import { QpPolicyEngine } from "./engine.js";
 import type { SanitizeResult } from "./sanitize.js";
 import { sanitize } from "./sanitize-request.js";
-import { type SanitizedShape, rebind, reusable, shapeKeyOf } from "./sanitized-shapes.js";
+import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
 import { forcedPredicates, transformPlan } from "./transform-plan.js";
 import { dropHiddenKeys, renameToPublic, transformResult } from "./transform-result.js";
@@ -51,13 +51,17 @@ export interface GuardedResult<T> extends FilterResult<T> {
   policy: PolicyTrace;
 }
 
-/** The plan of a sanitized request, built once, with what the policy adds to it (`forced`: its forced predicates, if built already). */
-function guardedPlan(model: EntityModel, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, limits: PlanLimits, forced?: readonly Predicate[]): ShapePlan {
-  return transformPlan(planParsed(model, kind, sanitized.shape, limits), sanitized.additions, forced);
+/**
+ * The plan of the caller's parsed request, built once through what the policy resolved and
+ * decided at each of its places, then transformed by what the policy adds (`forced`: its forced
+ * predicates, if built already).
+ */
+function guardedPlan(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, sanitized: SanitizeResult, limits: PlanLimits, forced?: readonly Predicate[]): ShapePlan {
+  return transformPlan(planParsed(model, kind, parsed, limits, sanitized.placements), sanitized.additions, forced);
 }
 
 /** What a guarded untyped query does to its rows: the transform's hidden columns go, names become public (transforms are refused up front). */
-const finishRowsOf = (kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>): RowsFinish => (rows) => {
+const finishRowsOf = (kind: ShapeKind, sanitized: SanitizeResult): RowsFinish => (rows) => {
   dropHiddenKeys(rows, kind, sanitized);
   renameToPublic(rows, kind, sanitized);
   return rows;
@@ -91,10 +95,10 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const fresh = rebound ? null : await sanitize(this.engine, this.context, resolved.model, kind, parsed, getQueryString, decisions, audit ?? undefined);
       const sanitized = rebound?.sanitized ?? fresh!;
       const audited = rebound?.audited ?? fresh!.audited;
-      // The plan is built once, from the sanitized request, and then transformed by the policy.
-      plan = { sanitized, prepared: preparePlan(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps)), audited };
+      // The plan is built once, from the parsed request through the policy's placements, and then transformed by the policy.
+      plan = { sanitized, prepared: preparePlan(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps)), audited };
       // Kept only once it planned: a request refused for its values teaches the caches nothing.
-      if (!rebound && shapeKey !== null) caches.shapes.offer(resolved.model, shapeKey, { parsed: parsed as Filter | Segment, sanitized: sanitized as SanitizeResult<Filter | Segment>, audited });
+      if (!rebound && shapeKey !== null) caches.shapes.offer(resolved.model, shapeKey, { sanitized, audited });
       if (key !== null) caches.plans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };
@@ -154,15 +158,15 @@ export class GuardedQuery<T extends ObjectLiteral> {
   }
 
   /**
-   * The parsed request bound into the sanitized form of an earlier request of the same shape for
-   * the same caller (sanitized-shapes.ts says why that is exact), or null when there is none.
+   * The decisions of an earlier request of the same shape for the same caller, for the parsed
+   * request (sanitized-shapes.ts says why that is exact), or null when there are none.
    */
   private rebound(kind: ShapeKind, parsed: ParsedShape, model: EntityModel, shapeKey: string | null, audit: QpAuditEvent[] | null) {
     const known = shapeKey === null ? undefined : this.engine.caches.shapes.get(model, shapeKey);
-    const rebound = known ? rebind(kind, known, parsed as Filter | Segment, this.engine.options.caps.maxPageSize) : null;
-    if (!known || !rebound) return null;
+    const sanitized = known ? reuse(kind, known, parsed as Filter | Segment, this.engine.options.caps.maxPageSize) : null;
+    if (!known || !sanitized) return null;
     audit?.push(...this.replayed(known.audited));
-    return { sanitized: rebound as SanitizeResult<ParsedShape>, audited: known.audited };
+    return { sanitized, audited: known.audited };
   }
 
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
@@ -190,7 +194,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     return this.audited(kind, shape, async (collect) => {
       const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, undefined, collect);
-      const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, sanitized, this.engine.options.caps), typed, getQueryString);
+      const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, parsed, sanitized, this.engine.options.caps), typed, getQueryString);
       return transformResult(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine.options, this.context);
     });
   }
@@ -202,7 +206,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
    * kept for policyTraceOf and its audit events are recorded now, when it is built (the host
    * runs it later, or never). Errors come in the order of the executing forms.
    */
-  private async build<R extends object>(kind: ShapeKind, shape: unknown, make: (resolved: ResolvedSource, planned: ShapePlan, sanitized: SanitizeResult<ParsedShape>, decisions: DecisionTable) => R): Promise<R> {
+  private async build<R extends object>(kind: ShapeKind, shape: unknown, make: (resolved: ResolvedSource, planned: ShapePlan, sanitized: SanitizeResult, decisions: DecisionTable) => R): Promise<R> {
     return this.audited(kind, shape, async (collect) => {
       // An array is refused here, as the unguarded builders refuse it: a builder needs TypeORM.
       const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
@@ -210,7 +214,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const sanitized = await sanitize(this.engine, this.context, resolved.model, kind, parsed, false, decisions, collect);
       // The forced predicates, built once: in the plan's WHERE and pinned in the builder's join.
       const forced = forcedPredicates(resolved.model, sanitized.additions.forced);
-      const built = make(resolved, guardedPlan(resolved.model, kind, sanitized, this.engine.options.caps, forced), sanitized, decisions);
+      const built = make(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps, forced), sanitized, decisions);
       const qb = built instanceof DynamicQuery ? built.builder : built as unknown as SelectQueryBuilder<ObjectLiteral>;
       pinForcedScope(qb, resolved.connection.dialect, resolved.model, forced);
       builtTraces.set(built, sanitized.trace);

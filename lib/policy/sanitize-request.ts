@@ -19,9 +19,9 @@ import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, saniti
 export async function sanitize(
   engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, decisions?: DecisionTable,
   collect?: QpAuditEvent[],
-): Promise<SanitizeResult<ParsedShape> & { audited: readonly QpAuditEvent[] }> {
+): Promise<SanitizeResult & { audited: readonly QpAuditEvent[] }> {
   const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
-  let result: SanitizeResult<ParsedShape>;
+  let result: SanitizeResult;
   try {
     result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)
       : kind === "summary" ? sanitizeSummary(sanitizer, shape as Summary, getQueryString)

@@ -1,14 +1,18 @@
 // Sanitizing a parsed request under a guard, before any SQL is built: every field reference is
 // resolved alias-aware and decided per feature; denied ones throw or are dropped by the
 // blocked-action table; required predicates, caps and the cost budget are checked. The output is
-// an ordinary request with real names, in the caller's structure, and what the policy adds to
-// its plan (forced predicates, the group floor: transform-plan.ts).
+// no new request: it is what was resolved and decided at each place of the caller's request
+// (placements.ts), from which the plan is built once, what the policy adds to that plan (forced
+// predicates, the group floor, the page and the projection: transform-plan.ts) and the
+// diagnostics its trace and audit events come from.
 import { Codes, fail, summaryOrderField } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Connector, DataType, Operator } from "../shapes/enums.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
 import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
+import { resolvePath } from "../resolve/resolve-path.js";
+import { Placements } from "./placements.js";
 import { type EntityModel, type MemberScope, columnPathsOf } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { groupKeyName } from "../plan/build-summary.js";
@@ -48,8 +52,9 @@ const deniedCode: Record<number, PolicyErrorCode> = {
 const pinningOperators = Object.values(Operator).filter((op) => operatorTable[op].pinsValue);
 
 
-export interface SanitizeResult<S> {
-  readonly shape: S;
+export interface SanitizeResult {
+  /** What was resolved and decided at each place of the caller's request: the plan is built through it. */
+  readonly placements: Placements;
   readonly trace: PolicyTrace;
   /** Real → public names for the members returned. */
   readonly renames: RenameTree;
@@ -57,16 +62,8 @@ export interface SanitizeResult<S> {
   readonly keyRenames: ReadonlyMap<string, string>;
   /** Where transformed members sit in the result (real names). */
   readonly transforms: TransformTree;
-  /** What the policy adds to the request's plan (transformPlan): forced predicates and the group floor. */
+  /** What the policy adds to the request's plan (transformPlan): forced predicates, the group floor, the page and the projection. */
   readonly additions: PlanAdditions;
-  /** The caller's conditions in the sanitized shape, in the order they were sanitized. */
-  readonly callerConditions: readonly CallerCondition[];
-}
-
-/** A caller's condition as sanitized (real field name) and the parsed condition it came from (a reused shape rebinds its values). */
-export interface CallerCondition {
-  readonly sanitized: Condition;
-  readonly parsed: Condition;
 }
 
 export class Sanitizer {
@@ -75,8 +72,11 @@ export class Sanitizer {
   private cost = 0;
   private conditionCount = 0;
   private forcedCount = 0;
-  /** The caller's conditions, paired with the parsed ones (a cached shape rebinds their values). */
-  private readonly conditions: CallerCondition[] = [];
+  readonly placements = new Placements();
+  /** The real path of each caller condition's field (required conditions are looked for among them). */
+  private readonly canonicalFields = new Map<Condition, string>();
+  /** The page a guard injects when the request has none. */
+  private injectedPage: PageBy | null = null;
   /** The forced conditions, once injected (the same for every Segment set). */
   private forcedConditions: readonly Condition[] = [];
   renames: RenameTree = new Map();
@@ -217,15 +217,12 @@ export class Sanitizer {
 
   // ---- conditions -------------------------------------------------------------------------
 
-  group(group: ConditionGroup, where: string, inSegment: boolean): ConditionGroup {
-    return {
-      ...group,
-      conditions: group.conditions.map((c, i) => this.condition(c, `${where}.conditions[${i}]`, inSegment)),
-      subConditionGroups: group.subConditionGroups.map((g, i) => this.group(g, `${where}.subConditionGroups[${i}]`, inSegment)),
-    };
+  group(group: ConditionGroup, where: string, inSegment: boolean): void {
+    group.conditions.forEach((c, i) => this.condition(c, `${where}.conditions[${i}]`, inSegment));
+    group.subConditionGroups.forEach((g, i) => this.group(g, `${where}.subConditionGroups[${i}]`, inSegment));
   }
 
-  private condition(condition: Condition, where: string, inSegment: boolean): Condition {
+  private condition(condition: Condition, where: string, inSegment: boolean): void {
     this.conditionCount++;
     const ref = reference(this.root, condition.field, `${where}.field`);
     if (inSegment) this.allow(ref, PolicyFeature.Segment, `${where}.field`, false);
@@ -239,9 +236,8 @@ export class Sanitizer {
       }
     }
     this.checkReference(ref, `${where}.field`);
-    const sanitized = { ...condition, field: ref.canonical };
-    this.conditions.push({ sanitized, parsed: condition });
-    return sanitized;
+    this.placements.place(`${where}.field`, ref);
+    this.canonicalFields.set(condition, ref.canonical);
   }
 
   /** Conditions that must hold for a row to match: no Or with more than one branch above them. */
@@ -258,7 +254,7 @@ export class Sanitizer {
       for (const attribute of member.attributes) {
         if (attribute.kind !== "requireWhere") continue;
         const operators = attribute.operators ?? pinningOperators;
-        const satisfied = this.mandatory(group).some((c) => c.field === member.property && operators.includes(c.operator));
+        const satisfied = this.mandatory(group).some((c) => this.canonicalFields.get(c) === member.property && operators.includes(c.operator));
         const publicName = member.alias ?? member.property;
         const decision = { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, member) };
         if (satisfied) this.record(publicName, "Where", PolicyAction.Allowed, decision, true, "required condition present");
@@ -300,30 +296,29 @@ export class Sanitizer {
 
   // ---- orders, page, selects --------------------------------------------------------------
 
-  orders(orders: readonly OrderBy[] | null | undefined): OrderBy[] | null {
-    if (!orders) return null;
+  orders(orders: readonly OrderBy[] | null | undefined): void {
+    if (!orders) return;
     if (orders.length > this.options.caps.maxOrderFields) {
       this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
     }
-    const kept: OrderBy[] = [];
     orders.forEach((order, i) => {
-      const ref = reference(this.root, order.field, `orders[${i}].field`);
-      if (!this.allow(ref, PolicyFeature.Order, `orders[${i}].field`, true)) return;
-      this.checkReference(ref, `orders[${i}].field`);
-      kept.push({ ...order, field: ref.canonical });
+      const where = `orders[${i}].field`;
+      const ref = reference(this.root, order.field, where);
+      if (!this.allow(ref, PolicyFeature.Order, where, true)) return this.placements.drop(where);
+      this.checkReference(ref, where);
+      this.placements.place(where, ref);
     });
-    return kept;
   }
 
   /** A guarded query always pages: without a page it reads page 1 of MaxPageSize rows. */
-  page(page: PageBy | null | undefined): PageBy {
+  page(page: PageBy | null | undefined): void {
     const max = this.options.caps.maxPageSize;
     if (!page) {
       this.record("page", "Page", PolicyAction.Injected, null, true, `page 1 of ${max}`);
-      return { pageNumber: 1, pageSize: max };
+      this.injectedPage = { pageNumber: 1, pageSize: max };
+      return;
     }
     if (page.pageSize > max) this.refuse(PolicyErrorCode.CapExceeded, `pageSize ${page.pageSize} is above MaxPageSize ${max}`, "page.pageSize", "page", "Page", null);
-    return page;
   }
 
   /**
@@ -406,10 +401,9 @@ export class Sanitizer {
 
   // ---- summary ----------------------------------------------------------------------------
 
-  groupFields(fields: readonly string[]): { canonical: string[]; keyRenames: Map<string, string>; publicKeys: string[]; refs: Reference[] } {
+  groupFields(fields: readonly string[]): { keyRenames: Map<string, string>; publicKeys: string[]; refs: Reference[] } {
     const keyTransforms = this.transforms;
     const keyRenames = new Map<string, string>();
-    const canonical: string[] = [];
     const publicKeys: string[] = [];
     const refs: Reference[] = [];
     fields.forEach((raw, i) => {
@@ -417,14 +411,14 @@ export class Sanitizer {
       const ref = reference(this.root, raw, where);
       this.allow(ref, PolicyFeature.Group, where, false);
       this.checkReference(ref, where);
+      this.placements.place(where, ref);
       const chain = this.aggregatable(ref, where, "Group");
       if (chain) addTransform(keyTransforms, [groupKeyName(ref.canonical)], chain);
-      canonical.push(ref.canonical);
       publicKeys.push(ref.publicPath);
       refs.push(ref);
       keyRenames.set(groupKeyName(ref.canonical), groupKeyName(ref.publicPath));
     });
-    return { canonical, keyRenames, publicKeys, refs };
+    return { keyRenames, publicKeys, refs };
   }
 
   /**
@@ -432,35 +426,34 @@ export class Sanitizer {
    * Order use of that field; an aggregate alias is an Order use of the field it aggregates (a
    * Count reads no field: COUNT(*)); anything else, a real name behind an alias included, is unknown.
    */
-  summaryOrders(orders: readonly OrderBy[], keys: { canonical: string[]; publicKeys: string[]; refs: Reference[] }, aggregates: readonly AggregateBy[]): OrderBy[] {
+  summaryOrders(orders: readonly OrderBy[], keys: { publicKeys: string[]; refs: Reference[] }, aggregates: readonly AggregateBy[]): void {
     if (orders.length > this.options.caps.maxOrderFields) {
       this.refuse(PolicyErrorCode.CapExceeded, `${orders.length} order fields; MaxOrderFields is ${this.options.caps.maxOrderFields}`, "orders", "orders", "Order", null);
     }
-    const kept: OrderBy[] = [];
     orders.forEach((order, i) => {
       const where = `orders[${i}].field`;
       const target = summaryOrderTarget(order, keys.publicKeys, aggregates);
-      if (target.kind === "empty") kept.push(order); // the plan reports a missing field
-      else if (target.kind === "unknown") fail(summaryOrderField(order.field!), "order by a group field or an aggregate alias", where);
-      else if (target.kind === "key") {
-        if (this.allow(keys.refs[target.index]!, PolicyFeature.Order, where, true)) kept.push({ ...order, field: keys.canonical[target.index]! });
-      } else if (target.field === null || this.allow(reference(this.root, target.field, where), PolicyFeature.Order, where, true)) kept.push(order);
+      // "empty": the plan reports the missing field; a key or an alias the plan matches by the caller's spelling.
+      if (target.kind === "unknown") fail(summaryOrderField(order.field!), "order by a group field or an aggregate alias", where);
+      const kept = target.kind === "empty" ? true
+        : target.kind === "key" ? this.allow(keys.refs[target.index]!, PolicyFeature.Order, where, true)
+          : target.field === null || this.allow(reference(this.root, target.field, where), PolicyFeature.Order, where, true);
+      if (!kept) this.placements.drop(where);
     });
-    return kept;
   }
 
-  aggregates(aggregates: readonly AggregateBy[]): AggregateBy[] {
-    return aggregates.map((a, i) => {
-      if (a.field === null || a.field.trim() === "") return a;
+  aggregates(aggregates: readonly AggregateBy[]): void {
+    aggregates.forEach((a, i) => {
+      if (a.field === null || a.field.trim() === "") return;
       const where = `groupBy.aggregateBy[${i}].field`;
       const ref = reference(this.root, a.field, where);
       this.allow(ref, PolicyFeature.Aggregate, where, false);
       this.checkReference(ref, where);
+      this.placements.place(where, ref);
       const chain = this.aggregatable(ref, where, "Aggregate");
       // An extreme of a transformed field is one of its values: it is transformed like them.
       const valueOut = [Aggregator.Minimum, Aggregator.Maximum, Aggregator.FirstOrDefault, Aggregator.LastOrDefault].includes(a.aggregator);
       if (chain && valueOut && a.alias) addTransform(this.transforms, [a.alias.trim()], chain);
-      return { ...a, field: ref.canonical };
     });
   }
 
@@ -479,13 +472,13 @@ export class Sanitizer {
 
   /**
    * The request-wide checks, then the result. Value formats and DataType/operator pairs are not
-   * checked here: the plan, built once from the sanitized request, checks them after the policy
+   * checked here: the plan, built once from the parsed request through the placements, checks them after the policy
    * (the order of checks under a guard: the shape itself, then the policy on every field
    * reference, "so that a denied field is reported as denied whatever else is wrong with its
    * condition and a caller learns nothing about its type", then values), and names each
    * condition where the caller put it, since the forced predicates are not in the request.
    */
-  finish<S>(shape: S, getQueryString: boolean, keyRenames: ReadonlyMap<string, string> = new Map(), floor = 1): SanitizeResult<S> {
+  finish(getQueryString: boolean, projection: readonly string[] | null | undefined, keyRenames: ReadonlyMap<string, string> = new Map(), floor = 1): SanitizeResult {
     const caps = this.options.caps;
     if (this.conditionCount > caps.maxConditions) {
       this.refuse(PolicyErrorCode.CapExceeded, `${this.conditionCount} conditions; MaxConditions is ${caps.maxConditions}`, "conditionGroup", "conditions", "Query", null);
@@ -496,8 +489,12 @@ export class Sanitizer {
       this.refuse(PolicyErrorCode.QueryStringDenied, why, "getQueryString", "queryString", "Query", null);
     }
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.diagnostics.map(traceEntryOf) };
-    const additions: PlanAdditions = { forced: this.forcedConditions, floor };
-    return { shape, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, callerConditions: this.conditions };
+    const additions: PlanAdditions = {
+      forced: this.forcedConditions, floor, page: this.injectedPage,
+      // The kept columns are real paths (resolved by property names, as decided above).
+      projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
+    };
+    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions };
   }
 }
 
@@ -539,55 +536,54 @@ function scopeColumnList(scope: MemberScope, owner: Function): ScopeColumn[] {
 
 // ---- the three shapes ---------------------------------------------------------------------
 
-export function sanitizeFilter(s: Sanitizer, filter: Filter, getQueryString: boolean): SanitizeResult<Filter> {
+export function sanitizeFilter(s: Sanitizer, filter: Filter, getQueryString: boolean): SanitizeResult {
   checkFilterShape(filter);
-  const where = filter.conditionGroup ? s.group(filter.conditionGroup, "conditionGroup", false) : null;
-  const orders = s.orders(filter.orders);
-  const page = s.page(filter.page);
-  const selects = s.selects(filter.selects);
-  s.required(where, "conditionGroup");
+  if (filter.conditionGroup) s.group(filter.conditionGroup, "conditionGroup", false);
+  s.orders(filter.orders);
+  s.page(filter.page);
+  const projection = s.selects(filter.selects);
+  s.required(filter.conditionGroup ?? null, "conditionGroup");
   s.injectForced();
-  return s.finish({ conditionGroup: where, orders, page, selects }, getQueryString);
+  return s.finish(getQueryString, projection);
 }
 
-export function sanitizeSegment(s: Sanitizer, segment: Segment, getQueryString: boolean): SanitizeResult<Segment> {
+export function sanitizeSegment(s: Sanitizer, segment: Segment, getQueryString: boolean): SanitizeResult {
   checkSegmentShape(segment);
-  const sets = bySort(segment.conditionSets).map((set) => {
+  const sets = bySort(segment.conditionSets);
+  for (const set of sets) {
     const where = `conditionSets[${segment.conditionSets.indexOf(set)}].conditionGroup`;
-    const group = s.group(set.conditionGroup, where, true);
-    s.required(group, where);
+    s.group(set.conditionGroup, where, true);
+    s.required(set.conditionGroup, where);
     s.injectForced();
-    return { ...set, conditionGroup: group };
-  });
+  }
   if (sets.length === 0) {
     // No set selects everything: the forced predicate and the required conditions apply as to a
     // Filter without a group (transformPlan adds the set).
     s.required(null, "conditionSets");
     s.injectForced();
   }
-  const orders = s.orders(segment.orders);
-  const page = s.page(segment.page);
-  const selects = s.selects(segment.selects);
-  return s.finish({ conditionSets: sets, orders, page, selects }, getQueryString);
+  s.orders(segment.orders);
+  s.page(segment.page);
+  const projection = s.selects(segment.selects);
+  return s.finish(getQueryString, projection);
 }
 
-export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: boolean): SanitizeResult<Summary> {
+export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: boolean): SanitizeResult {
   checkSummaryShape(summary);
-  const where = summary.conditionGroup ? s.group(summary.conditionGroup, "conditionGroup", false) : null;
-  let groupBy = summary.groupBy;
+  if (summary.conditionGroup) s.group(summary.conditionGroup, "conditionGroup", false);
+  const groupBy = summary.groupBy;
   let keyRenames = new Map<string, string>();
-  let orders = summary.orders ?? null;
   if (groupBy) {
     const keys = s.groupFields(groupBy.fields);
     keyRenames = keys.keyRenames;
-    const aggregates = s.aggregates(groupBy.aggregateBy);
-    checkKeyNames([...keys.keyRenames.values(), ...aggregates.map((a) => a.alias ?? "")], [...keys.keyRenames.keys(), ...aggregates.map((a) => a.alias ?? "")]);
-    groupBy = { fields: keys.canonical, aggregateBy: aggregates };
-    orders = s.summaryOrders(summary.orders ?? [], keys, summary.groupBy!.aggregateBy); // the caller's public names
+    s.aggregates(groupBy.aggregateBy);
+    const aliases = groupBy.aggregateBy.map((a) => a.alias ?? "");
+    checkKeyNames([...keys.keyRenames.values(), ...aliases], [...keys.keyRenames.keys(), ...aliases]);
+    s.summaryOrders(summary.orders ?? [], keys, groupBy.aggregateBy); // the caller's public names
   }
   s.countConditions(summary.having);
-  const page = s.page(summary.page);
-  s.required(where, "conditionGroup");
+  s.page(summary.page);
+  s.required(summary.conditionGroup ?? null, "conditionGroup");
   const having = summary.having ?? null;
   // The floor runs in SQL (transformPlan), so totals and pages count only the groups returned.
   const floor = groupBy ? s.floor : 1;
@@ -596,7 +592,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
     if (tooSmall) s.refuseGroupTooSmall(tooSmall.field, tooSmall.message);
   }
   s.injectForced();
-  return s.finish({ conditionGroup: where, groupBy, having, orders, page }, getQueryString, keyRenames, floor);
+  return s.finish(getQueryString, undefined, keyRenames, floor);
 }
 
 /** The output chain of a member given its Select decision (see Sanitizer.chainOf); the schema uses it too. */

@@ -3,7 +3,7 @@
 // aggregate alias aggregates (a Count has none), or nothing the caller may name.
 import { Aggregator } from "../shapes/enums.js";
 import type { AggregateBy, OrderBy } from "../shapes/shapes.js";
-import { groupKeyName } from "../plan/build-summary.js";
+import { namesGroupKey } from "../plan/build-summary.js";
 
 export type SummaryOrderTarget =
   | { readonly kind: "empty" }
@@ -14,7 +14,7 @@ export type SummaryOrderTarget =
 export function summaryOrderTarget(order: OrderBy, publicKeys: readonly string[], aggregates: readonly AggregateBy[]): SummaryOrderTarget {
   const wanted = (order.field ?? "").trim().toLowerCase();
   if (wanted === "") return { kind: "empty" };
-  const index = publicKeys.findIndex((p) => [p, p.replaceAll(".", ""), groupKeyName(p)].some((name) => name.toLowerCase() === wanted));
+  const index = publicKeys.findIndex((p) => namesGroupKey(p, wanted));
   if (index >= 0) return { kind: "key", index };
   const aggregate = aggregates.find((a) => (a.alias ?? "").trim().toLowerCase() === wanted);
   if (!aggregate) return { kind: "unknown" };

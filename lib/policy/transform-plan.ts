@@ -6,10 +6,13 @@
 //   of a Filter, of a Summary and of every Segment set (a Segment without sets gets one: the
 //   forced predicate alone);
 // - the group floor becomes a hidden COUNT(*) aggregate and and(count >= floor, caller's having),
-//   so totals and pages count only the groups returned.
+//   so totals and pages count only the groups returned;
+// - a request without a page gets the page the guard injects, and the projection becomes the
+//   columns the caller may read (members the policy dropped removed, whole objects expanded).
 import { Codes, fail } from "../errors/codes.js";
 import { Aggregator, Connector, DataType, Operator } from "../shapes/enums.js";
-import type { Condition, ConditionGroup } from "../shapes/shapes.js";
+import type { Condition, ConditionGroup, PageBy } from "../shapes/shapes.js";
+import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
@@ -18,11 +21,15 @@ import type { ShapePlan } from "../api/run-shape.js";
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";
 
-/** What the policy adds to a plan: forced conditions (real names, values from the context) and the group floor. */
+/** What the policy adds to a plan: forced conditions (real names, values from the context), the group floor, the page and the projection. */
 export interface PlanAdditions {
   readonly forced: readonly Condition[];
   /** The smallest group a Summary may return; 1 or less adds nothing. */
   readonly floor: number;
+  /** The page a guard reads when the request names none (null: the request named one). */
+  readonly page: PageBy | null;
+  /** A Filter's or Segment's columns the caller may read, null for the whole root; undefined: a Summary's (no projection). */
+  readonly projection?: readonly ResolvedPath[] | null;
 }
 
 /**
@@ -43,8 +50,9 @@ function andForced(forced: readonly Predicate[], caller: Predicate | null): Pred
 }
 
 /** `predicates`: the forced conditions as plan nodes, when the caller built them already (a guarded builder pins them too). */
-export function transformPlan(planned: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
+export function transformPlan(original: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
   const { forced, floor } = additions;
+  const planned = pagedAndProjected(original, additions);
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
   predicates ??= forcedPredicates(planned.plan.root, forced);
   switch (planned.kind) {
@@ -67,6 +75,15 @@ export function transformPlan(planned: ShapePlan, additions: PlanAdditions, pred
       return { kind: "summary", plan: { ...plan, aggregates: [...plan.aggregates, count], having } };
     }
   }
+}
+
+/** The injected page where the request named none; a Filter's or Segment's projection as the policy decided it. */
+function pagedAndProjected(planned: ShapePlan, additions: PlanAdditions): ShapePlan {
+  const page = planned.plan.page ?? additions.page;
+  if (planned.kind === "summary") return page === planned.plan.page ? planned : { kind: "summary", plan: { ...planned.plan, page } };
+  const selects = additions.projection === undefined ? planned.plan.selects : additions.projection;
+  if (page === planned.plan.page && selects === planned.plan.selects) return planned;
+  return planned.kind === "filter" ? { kind: "filter", plan: { ...planned.plan, page, selects } } : { kind: "segment", plan: { ...planned.plan, page, selects } };
 }
 
 /** The keys a plan transform adds to every result row, which the policy removes before returning it. */

@@ -15,7 +15,7 @@ import { hiddenKeysOf } from "./transform-plan.js";
 
 /** `sanitized.trace` must be the caller's own copy (copyTrace): it becomes the result's. */
 export async function transformResult<R extends FilterResult<unknown>>(
-  result: R, kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>, options: QpPolicyOptions, context: QpPolicyContext,
+  result: R, kind: ShapeKind, sanitized: SanitizeResult, options: QpPolicyOptions, context: QpPolicyContext,
 ): Promise<R & { policy: PolicyTrace }> {
   const rows = result.data as Record<string, unknown>[];
   dropHiddenKeys(rows, kind, sanitized);
@@ -26,13 +26,13 @@ export async function transformResult<R extends FilterResult<unknown>>(
 }
 
 /** Removes the columns the plan transform added for itself (the group floor's count). */
-export function dropHiddenKeys(rows: Record<string, unknown>[], kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>): void {
+export function dropHiddenKeys(rows: Record<string, unknown>[], kind: ShapeKind, sanitized: SanitizeResult): void {
   const hiddenKeys = hiddenKeysOf(kind, sanitized.additions);
   for (const row of hiddenKeys.length ? rows : []) for (const key of hiddenKeys) delete row[key];
 }
 
 /** Members with an alias, and Summary keys, under their public names. */
-export function renameToPublic(rows: Record<string, unknown>[], kind: ShapeKind, sanitized: SanitizeResult<ParsedShape>): void {
+export function renameToPublic(rows: Record<string, unknown>[], kind: ShapeKind, sanitized: SanitizeResult): void {
   if (kind === "summary") renameKeys(rows, sanitized.keyRenames);
   else applyRenames(rows, sanitized.renames);
 }

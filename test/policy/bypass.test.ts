@@ -705,6 +705,10 @@ forEachPolicyTarget("Policy: bypass attempts", (ctx) => {
       () => run(ctx, Visit, s1, { ...whereShape(cond("patientId", "Equal", [1])), selects: ["id", "patient.mail"] }),
       () => run(ctx, Bed, c1, whereShape(cond("wardId", "Equal", [1], 1), cond("ward.phone", "Contains", ["555"], 2))),
       () => run(ctx, Ward, s1, whereShape(cond("beds.tag", "StartsWith", ["SN"]))),
+      // A DataType that does not fit the field: the message names the field as the caller spelled it.
+      () => run(ctx, Patient, c1, whereShape(cond("mail", "Equal", [5], 1, "Number"))),
+      () => run(ctx, Ward, c1, whereShape(cond("PHONE", "Equal", [5], 1, "Number"))),
+      () => run(ctx, Ward, c1, whereShape(cond("beds.tag", "Equal", [5], 1, "Number"))),
     ]) outputs.push(await attempt().catch((error: Error) => ({ message: error.message, path: (error as LogicException).path })));
     for (const output of outputs) {
       const text = JSON.stringify(output);

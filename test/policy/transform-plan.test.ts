@@ -1,9 +1,11 @@
-// The policy as a transform of the plan (lib/policy/transform-plan.ts): the sanitized request is
-// the caller's request (real names, the caller's structure), and what the guard adds (forced
-// predicates, the group floor) is added to the plan built once from it. These tests pin the plan
-// the transform makes, that the request carries no forced condition, and the few behaviours the
-// move decided: a caller's alias that takes the floor's name, and a context value of the wrong
-// type named as the forced condition's, not as a place in the caller's request.
+// The policy as a transform of the plan (lib/policy/transform-plan.ts): the plan is built once from
+// the caller's parsed request, through what the policy resolved and decided at each of its places
+// (placements.ts), and what the guard adds (forced predicates, the group floor, the page, the
+// projection) is added to that plan. These tests pin the plan the transform makes, that the
+// caller's predicate carries no forced condition, that a dropped use never enters the plan, and
+// the few behaviours the move decided: a caller's alias that takes the floor's name, and a
+// context value of the wrong type named as the forced condition's, not as a place in the
+// caller's request.
 import assert from "node:assert/strict";
 import { Column, Entity, PrimaryColumn } from "typeorm";
 import { Operator, QpEntity, QpForceWhere, QpPolicyContext, applyPolicy, inMemory } from "../../lib/index.js";
@@ -25,12 +27,13 @@ class Ledger {
   @Column({ type: "int" }) tenantNo!: number;
 }
 
-/** The sanitized request and its plan, before and after the policy's transform. */
+/** The policy's decisions and the request's plan, before and after the policy's transform. */
 async function planned(kind: ShapeKind, shape: Shape) {
   const context = await tenantContext(convenience, "t-1");
   const model = modelOfClass(Patient);
-  const sanitized = await sanitize(convenience, context, model, kind, parseShape(kind, shape, convenience.options.caps), false);
-  const before = planParsed(model, kind, sanitized.shape, convenience.options.caps);
+  const parsed = parseShape(kind, shape, convenience.options.caps);
+  const sanitized = await sanitize(convenience, context, model, kind, parsed, false);
+  const before = planParsed(model, kind, parsed, convenience.options.caps, sanitized.placements);
   return { sanitized, before, after: transformPlan(before, sanitized.additions) };
 }
 
@@ -44,11 +47,12 @@ function assertForced(predicate: Predicate | null | undefined) {
 const whereOf = (p: ShapePlan) => (p.kind === "segment" ? null : p.plan.where);
 
 describe("The policy as a transform of the plan", () => {
-  it("Filter: the request stays the caller's; the plan gets and(forced, caller), the caller's predicate as one item", async () => {
-    const { sanitized, before, after } = await planned("filter", whereShape(cond("name", "StartsWith", ["P"]), cond("id", "GreaterThan", [3], 2)));
-    const group = (sanitized.shape as unknown as { conditionGroup: { conditions: { field: string }[]; subConditionGroups: unknown[] } }).conditionGroup;
-    assert.deepEqual(group.conditions.map((c) => c.field), ["name", "id"], "no forced condition in the sanitized request");
-    assert.deepEqual(group.subConditionGroups, []);
+  it("Filter: the caller's predicate holds the caller's conditions only; the plan gets and(forced, caller), the caller's as one item", async () => {
+    const { sanitized, before, after } = await planned("filter", whereShape(cond("mail", "Equal", ["a@b.c"]), cond("id", "GreaterThan", [3], 2)));
+    assert.deepEqual(["conditionGroup.conditions[0].field", "conditionGroup.conditions[1].field"].map((at) => sanitized.placements.canonical(at)), ["email", "id"]);
+    const callerItems = (whereOf(before) as { kind: string; items: readonly Comparison[] });
+    assert.equal(callerItems.kind, "and");
+    assert.deepEqual(callerItems.items.map((c) => c.left.column.propertyPath), ["email", "id"], "no forced condition in the caller's predicate");
     assert.deepEqual(sanitized.additions.forced.map((c) => [c.field, c.operator, c.values]), [["tenantId", Operator.Equal, ["t-1"]]]);
     const callers = whereOf(before)!;
     const where = whereOf(after)!;
@@ -89,7 +93,7 @@ describe("The policy as a transform of the plan", () => {
       having: and(cond("n", "GreaterThanOrEqual", [6])),
     });
     assert.equal(sanitized.additions.floor, convenience.options.caps.minGroupSize);
-    assert.equal((sanitized.shape as { having: { conditions: unknown[] } }).having.conditions.length, 1, "the request's having is the caller's");
+    assert.equal((before.plan as SummaryPlan).having?.kind, "compare-aggregate", "the caller's having alone before the transform");
     const plan = after.plan as SummaryPlan;
     assert.deepEqual(plan.aggregates.map((a) => [a.alias, a.aggregator, a.value]), [["n", "Count", null], [groupFloorAlias, "Count", null]]);
     assert.equal(plan.having?.kind, "and");
@@ -97,6 +101,29 @@ describe("The policy as a transform of the plan", () => {
     assert.deepEqual([floor.aggregate.alias, floor.operator, floor.values], [groupFloorAlias, Operator.GreaterThanOrEqual, [convenience.options.caps.minGroupSize]]);
     assert.equal(callers, (before.plan as SummaryPlan).having);
     assertForced(plan.where);
+  });
+
+  it("Filter: a dropped order and a dropped select never enter the plan; a request without a page gets the injected one", async () => {
+    const { sanitized, before, after } = await planned("filter", {
+      orders: [{ sort: 1, field: "diagnosis", direction: "Ascending" }, { sort: 2, field: "mail", direction: "Descending" }],
+      selects: ["id", "internalNote", "mail"],
+    });
+    assert.equal(sanitized.placements.dropped("orders[0].field"), true);
+    const plan = after.plan as { orders: readonly { value: { column: { propertyPath: string } } }[]; selects: readonly { path: string }[]; page: unknown };
+    assert.deepEqual(plan.orders.map((o) => o.value.column.propertyPath), ["email"], "diagnosis (QpNoOrder) dropped before the plan");
+    assert.deepEqual(plan.selects.map((p) => p.path), ["id", "email"], "internalNote (QpNoSelect) not projected");
+    assert.deepEqual(plan.page, { pageNumber: 1, pageSize: convenience.options.caps.maxPageSize });
+    assert.equal((before.plan as { page: unknown }).page, null, "the request named no page");
+  });
+
+  it("Summary: an order by a group key's public name finds the key; a dropped one is not in the plan", async () => {
+    const { after } = await planned("summary", {
+      groupBy: { fields: ["MAIL", "diagnosis"], aggregateBy: [{ alias: "n", aggregator: "Count" }] },
+      orders: [{ sort: 1, field: "mail", direction: "Descending" }, { sort: 2, field: "diagnosis", direction: "Ascending" }],
+    });
+    const plan = after.plan as SummaryPlan;
+    assert.deepEqual(plan.keys.map((k) => k.name), ["email", "diagnosis"]);
+    assert.deepEqual(plan.orders.map((o) => ["name" in o.target ? o.target.name : o.target.alias, o.direction]), [["email", "Descending"]]);
   });
 
   it("Summary: a caller's aggregate that takes the floor's alias is refused where the caller declared it", async () => {
