@@ -62,7 +62,12 @@ function orderKey(root: EntityModel, order: OrderBy, where: string, lookup: Path
 export function buildSelects(root: EntityModel, selects: readonly string[] | null | undefined, lookup: PathLookup = declaredPaths): ResolvedPath[] | null {
   if (selects === null || selects === undefined) return null;
   if (selects.length === 0) fail(Codes.MustHaveFields, "selects must name at least one field", "selects");
-  return selects.flatMap((s, i) => lookup.path(root, s, `selects[${i}]`) ?? []);
+  const paths: ResolvedPath[] = [];
+  selects.forEach((s, i) => {
+    const path = lookup.path(root, s, `selects[${i}]`);
+    if (path) paths.push(path);
+  });
+  return paths;
 }
 
 export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: PlanLimits, lookup: PathLookup = declaredPaths): FilterPlan {
