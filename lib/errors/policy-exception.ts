@@ -9,6 +9,8 @@ export enum PolicyErrorCode {
   AmbiguousFieldName = 13, QueryStringDenied = 14, AmbiguousGroupKey = 15, TransformRequiresMaterialization = 16,
   StoreUnavailable = 17, PolicyContextNotPrepared = 18, QueryCostExceeded = 19, GroupTooSmall = 20,
   MissingHashSalt = 21, MissingTokenVault = 22,
+  /** Inference protection: a range on a generalized field that does not fall on its boundaries. */
+  RangeOffBoundary = 23,
 }
 
 export class PolicyException extends LogicException {

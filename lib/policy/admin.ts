@@ -6,7 +6,7 @@ import { Codes, fail } from "../errors/codes.js";
 import { type EntityModel, type MemberScope, modelOf, modelOfClass } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { DataType, type Operator } from "../shapes/enums.js";
-import { PolicyEffect, PolicyFeature, singleFeatures } from "../shapes/policy-enums.js";
+import { PolicyEffect, PolicyFeature, PolicyLevel, singleFeatures } from "../shapes/policy-enums.js";
 import { supportedOperators } from "../plan/operator-rules.js";
 import { parseFilter } from "../parse/parse-shapes.js";
 import { buildFilterPlan } from "../plan/build-filter.js";
@@ -24,6 +24,7 @@ import { type PolicyMember, policyMember, reference } from "./references.js";
 import { memberCost, referenceCost } from "./cost.js";
 import { forcedSourceOf } from "./entity-policy.js";
 import { outputChainOf } from "./sanitize.js";
+import { type InferenceGuard, inferenceGuardOf } from "./inference.js";
 import type { TransformChain } from "../transform/field-transforms.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyTrace } from "./trace.js";
@@ -53,6 +54,12 @@ export interface SchemaField {
   transforms: string[];
   /** What one use of the path adds to a query's cost: the field's cost plus that of every navigation it crosses. */
   pathCost: number;
+  /**
+   * Under inference protection, what still limits this field for the caller (it is shown
+   * transformed): the most values of one In list, and what a range on it must hit; null when
+   * nothing does. Its operators and features above are already restricted.
+   */
+  inference: { maxInValues: number | null; rangeBoundaries: string | null; acceptedRisks: string[] } | null;
 }
 export interface SchemaNode { path: string; parent: string; entity: string; depth: number; expanded: boolean; remainingDepth: number }
 export interface SchemaResponse {
@@ -90,13 +97,16 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
         // (TransformRequiresMaterialization): not offered either.
         const chain = outputChainOf(step, decisions.decide(step, PolicyFeature.Select));
         const readsStored = chain !== null && !chain.allowAggregate ? [PolicyFeature.Group, PolicyFeature.Aggregate] : [];
+        // Under inference protection a field shown transformed cannot be ordered (unless it accepts that risk).
+        const guard = inferenceGuardOf(engine.options, step, chain);
+        if (guard && !guard.orderable) readsStored.push(PolicyFeature.Order);
         const allowed = singleFeatures.filter((f) => !readsStored.includes(f) && decisions.decide(step, f).effect !== PolicyEffect.Deny);
         if (allowed.length === 0) continue; // sealed or denied for every feature: never shown
         if (response.fields.length >= caps.maxSchemaFields) {
           response.truncated = true;
           return;
         }
-        response.fields.push(describeField(step, full, path, allowed, chain, decisions, engine.options, crossedCost));
+        response.fields.push(describeField(step, full, path, allowed, chain, guard, decisions, engine.options, crossedCost));
         continue;
       }
       const target = member.target();
@@ -153,7 +163,7 @@ function transformLabels(chain: TransformChain | null): string[] {
 }
 
 function describeField(
-  step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], chain: TransformChain | null,
+  step: PolicyMember, path: string, parent: string, allowed: PolicyFeature[], chain: TransformChain | null, guard: InferenceGuard | null,
   decisions: DecisionTable, options: QpPolicyOptions, crossedCost: number,
 ): SchemaField {
   const attributes = step.policy?.attributes ?? [];
@@ -164,6 +174,7 @@ function describeField(
   const dataType = column ? dataTypeOfKind[column.fieldKind] : null;
   let ops = allowed.includes(PolicyFeature.Where) && dataType ? [...supportedOperators[dataType]] : [];
   if (operators && operators.kind === "operators") ops = ops.filter((op) => (operators.allow ?? ops).includes(op) && !operators.deny.includes(op));
+  if (guard?.operators) ops = ops.filter((op) => guard.operators!.includes(op));
   const enumValues = column?.enumDefinition ? (Array.isArray(column.enumDefinition) ? column.enumDefinition : Object.values(column.enumDefinition as object)).map(String) : null;
   const select = decisions.decide(step, PolicyFeature.Select);
   return {
@@ -179,6 +190,7 @@ function describeField(
     features: allowed.map((f) => PolicyFeature[f]),
     masked: select.effect === PolicyEffect.Mask,
     transforms: transformLabels(chain),
+    inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, acceptedRisks: [...guard.accepted] },
   };
 }
 
@@ -194,17 +206,22 @@ export async function explainOf(
   const decisions = await engine.decisionsAsync(context);
   if (request.field) {
     const ref = reference(modelOfClass(root), request.field, "field");
-    return explainMember(entity, ref.publicPath, ref.end, decisions, context);
+    return explainMember(entity, ref.publicPath, ref.end, decisions, context, engine.options);
   }
   const schema = await schemaOf(engine, entity, request, context);
   const model = modelOfClass(root);
-  return { entity, fields: schema.fields.map((f) => explainMember(entity, f.path, reference(model, f.path, "field").end, decisions, context)) };
+  return { entity, fields: schema.fields.map((f) => explainMember(entity, f.path, reference(model, f.path, "field").end, decisions, context, engine.options)) };
 }
 
-function explainMember(entity: string, field: string, member: PolicyMember, decisions: DecisionTable, context: QpPolicyContext): ExplainResponse {
+function explainMember(entity: string, field: string, member: PolicyMember, decisions: DecisionTable, context: QpPolicyContext, options: QpPolicyOptions): ExplainResponse {
   const rules = decisions.rules.rulesFor(member);
+  const guard = inferenceGuardOf(options, member, outputChainOf(member, decisions.decide(member, PolicyFeature.Select)));
   const results: ExplainDecision[] = singleFeatures.map((feature) => {
-    const decision: Decision = decisions.decide(member, feature);
+    let decision: Decision = decisions.decide(member, feature);
+    // The sanitizer's own override (inference.ts): ordering a field shown transformed.
+    if (feature === PolicyFeature.Order && guard && !guard.orderable && decision.effect !== PolicyEffect.Deny) {
+      decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [{ effect: decision.effect, level: decision.level ?? PolicyLevel.OverridableAttribute, specificity: 1, priority: 0, source: decision.source }] };
+    }
     const ignored = rules.filter(({ rule }) => (rule.features & feature) !== 0).flatMap(({ rule, skipped }) =>
       skipped ? [{ source: `rule ${rule.id}`, reason: skipped }]
       : appliesTo(rule, context) ? []

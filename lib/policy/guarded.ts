@@ -97,8 +97,9 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const audited = rebound?.audited ?? fresh!.audited;
       // The plan is built once, from the parsed request through the policy's placements, and then transformed by the policy.
       plan = { sanitized, prepared: preparePlan(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps)), audited };
-      // Kept only once it planned: a request refused for its values teaches the caches nothing.
-      if (!rebound && shapeKey !== null) caches.shapes.offer(resolved.model, shapeKey, { sanitized, audited });
+      // Kept only once it planned: a request refused for its values teaches the caches nothing;
+      // decisions that read values (inference protection) hold for this request alone.
+      if (!rebound && shapeKey !== null && !sanitized.readValues) caches.shapes.offer(resolved.model, shapeKey, { sanitized, audited });
       if (key !== null) caches.plans.offer(resolved.model, key, plan);
     }
     return { plan, connection: resolved.connection };

@@ -33,13 +33,15 @@ export interface QpCaps {
   maxPathSegments: number;
   /** Correlated subqueries of one statement, counted on the plan (see plan/subquery-budget.ts). */
   maxSubqueries: number;
+  /** Under inferenceProtection, values of one In list on a field the caller sees transformed. */
+  maxProtectedInValues: number;
 }
 
 export const capDefaults: Readonly<QpCaps> = Object.freeze({
   maxPageSize: 1000, maxConditions: 50, maxOrderFields: 10, maxNavigationDepth: 4, maxQueryCost: 1000,
   defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
   maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
-  maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16,
+  maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16, maxProtectedInValues: 10,
 });
 
 const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);
@@ -88,6 +90,12 @@ export interface QpPolicyOptions {
   tokenVault: IQpTokenVault | undefined;
   readonly entities: QpEntityCatalogue;
   auditSink: IQpAuditSink | undefined;
+  /**
+   * Off by default (the spec's behaviour). On, a field a caller sees transformed cannot be ranked,
+   * probed beyond equality or dictionary-searched past MaxProtectedInValues, and a generalized
+   * one filtered off its boundaries (policy/inference.ts; README, "Inference protection").
+   */
+  inferenceProtection: boolean;
 }
 
 export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval">> & {
@@ -139,7 +147,7 @@ function readCaps(input: Record<string, unknown> | undefined, path: string): QpC
   return Object.freeze(caps) as QpCaps;
 }
 
-const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refreshInterval", "caps"] as const;
+const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refreshInterval", "caps", "inferenceProtection"] as const;
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
@@ -156,6 +164,7 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     tokenVault: input.tokenVault,
     entities: input.entities ?? new QpEntityCatalogue(),
     auditSink: input.auditSink,
+    inferenceProtection: input.inferenceProtection === undefined ? false : readBool(input.inferenceProtection, "inferenceProtection"),
   };
 }
 
@@ -167,7 +176,7 @@ export function bindPolicySection(section: Record<string, unknown> | undefined, 
   const input: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(section ?? {})) {
     const canonical = sectionKeys.find((k) => k.toLowerCase() === key.toLowerCase());
-    if (!canonical) throw new QpConfigurationError(`QueryLib.Policies.${key}: unknown key; expected one of Tier, DryRun, StoreFailure, MaxSnapshotAge, RefreshInterval, Caps`);
+    if (!canonical) throw new QpConfigurationError(`QueryLib.Policies.${key}: unknown key; expected one of Tier, DryRun, StoreFailure, MaxSnapshotAge, RefreshInterval, Caps, InferenceProtection`);
     input[canonical] = value;
   }
   if (input.caps !== undefined && (typeof input.caps !== "object" || input.caps === null)) throw new QpConfigurationError("QueryLib.Policies.Caps must be an object of caps");

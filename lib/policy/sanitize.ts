@@ -37,6 +37,9 @@ import { checkEntityTransforms } from "../transform/entity-checks.js";
 import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { Aggregator } from "../shapes/enums.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
+import { type InferenceGuard, equalityOperators, inferenceGuardOf, onBoundary, rangeOperators } from "./inference.js";
+import { toToken } from "../resolve/coerce-values.js";
+import { InferenceRisk } from "../shapes/policy-enums.js";
 
 
 const deniedCode: Record<number, PolicyErrorCode> = {
@@ -64,6 +67,11 @@ export interface SanitizeResult {
   readonly transforms: TransformTree;
   /** What the policy adds to the request's plan (transformPlan): forced predicates, the group floor, the page and the projection. */
   readonly additions: PlanAdditions;
+  /**
+   * Whether a decision read a condition's values (inference protection's In caps and range
+   * boundaries): such decisions hold for this request only, never for its shape (sanitized-shapes.ts).
+   */
+  readonly readValues: boolean;
 }
 
 export class Sanitizer {
@@ -75,6 +83,8 @@ export class Sanitizer {
   readonly placements = new Placements();
   /** The real path of each caller condition's field (required conditions are looked for among them). */
   private readonly canonicalFields = new Map<Condition, string>();
+  /** Set when a decision read values (protectedCondition): the result is not reusable for other values. */
+  private readValues = false;
   /** The page a guard injects when the request has none. */
   private injectedPage: PageBy | null = null;
   /** The forced conditions, once injected (the same for every Segment set). */
@@ -197,11 +207,14 @@ export class Sanitizer {
   /** Allowed (possibly masked) → true; denied → throw, or false when the blocked action drops it. */
   private allow(ref: Reference | { publicPath: string; end: PolicyMember }, feature: PolicyFeature, where: string, drops: boolean): boolean {
     const scoped = "path" in ref ? this.scopedNavigation(ref, feature) : null;
-    const decision = scoped ?? this.decision(ref.end, feature);
+    let decision = scoped ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
+    // Ordering by a field the caller sees transformed ranks its stored values (inference.ts).
+    const guard = feature === PolicyFeature.Order && decision.effect !== PolicyEffect.Deny ? this.guardOf(ref.end) : null;
+    if (guard && !guard.orderable) decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [] };
     if (decision.effect !== PolicyEffect.Deny) {
       if (feature === PolicyFeature.Select) this.recordSelect(ref.publicPath, ref.end, decision);
-      else this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, undefined, ref.end);
+      else this.record(ref.publicPath, name, decision.effect === PolicyEffect.Mask ? PolicyAction.Masked : PolicyAction.Allowed, decision, true, guard ? accepted(guard, InferenceRisk.Order) : undefined, ref.end);
       return true;
     }
     const message = `${ref.publicPath} may not be used for ${name} (${decision.source})`;
@@ -235,9 +248,51 @@ export class Sanitizer {
           { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, ref.end.policy!) });
       }
     }
+    const guard = this.guardOf(ref.end);
+    if (guard) this.protectedCondition(guard, ref.publicPath, condition, where, "Where");
     this.checkReference(ref, `${where}.field`);
     this.placements.place(`${where}.field`, ref);
     this.canonicalFields.set(condition, ref.canonical);
+  }
+
+  /** The inference guard of a member for this caller (inference.ts), or null: protection off, or shown as stored. */
+  private guardOf(member: PolicyMember): InferenceGuard | null {
+    if (!this.options.inferenceProtection) return null;
+    return inferenceGuardOf(this.options, member, outputChainOf(member, this.decision(member, PolicyFeature.Select)));
+  }
+
+  /**
+   * A condition (or a Having condition on a transformed extreme) on a field the caller sees
+   * transformed: equality operators only, a short In list, ranges on boundaries (inference.ts).
+   * A use that relies on a risk the field accepts is traced as such.
+   */
+  private protectedCondition(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string): void {
+    const decision = { level: null, source: guard.source };
+    const { operator, values } = condition;
+    this.readValues = true;
+    if (guard.operators && !guard.operators.includes(operator)) {
+      const why = `${operator} is not allowed on ${field}: it is shown transformed and inference protection allows ${guard.operators.join(", ")}`;
+      this.refuse(PolicyErrorCode.OperatorNotAllowed, why, `${where}.operator`, field, feature, decision);
+    } else if (!guard.operators) this.noteAccepted(field, feature, guard, InferenceRisk.Operators, !equalityOperators.includes(operator));
+    if (operatorTable[operator].listValued) {
+      if (guard.maxInValues !== null && values.length > guard.maxInValues) {
+        const why = `${values.length} values in one ${operator} list on ${field}; MaxProtectedInValues is ${guard.maxInValues} (inference protection: ${field} is shown transformed)`;
+        this.refuse(PolicyErrorCode.CapExceeded, why, `${where}.values`, field, feature, decision);
+      } else this.noteAccepted(field, feature, guard, InferenceRisk.LongInList, guard.maxInValues === null && values.length > this.options.caps.maxProtectedInValues);
+    }
+    if (!rangeOperators.includes(operator)) return;
+    if (guard.boundaries) {
+      values.forEach((value, i) => {
+        if (onBoundary(toToken(value), condition.dataType, guard.boundaries!) !== false) return;
+        const why = `${field} ${operator} ${toToken(value)}: ${field} is shown generalized, so a range on it must use its boundaries (${guard.boundaryText})`;
+        this.refuse(PolicyErrorCode.RangeOffBoundary, why, `${where}.values[${i}]`, field, feature, decision);
+      });
+    } else this.noteAccepted(field, feature, guard, InferenceRisk.OffBoundaryRange, true);
+  }
+
+  /** Traces a use that relies on an inference risk the field's decorator accepts. */
+  private noteAccepted(field: string, feature: string, guard: InferenceGuard, risk: InferenceRisk, relied: boolean): void {
+    if (relied && guard.accepted.has(risk)) this.record(field, feature, PolicyAction.Allowed, { level: null, source: guard.source }, true, accepted(guard, risk));
   }
 
   /** Conditions that must hold for a row to match: no Or with more than one branch above them. */
@@ -451,10 +506,32 @@ export class Sanitizer {
       this.checkReference(ref, where);
       this.placements.place(where, ref);
       const chain = this.aggregatable(ref, where, "Aggregate");
+      const guard = sums.includes(a.aggregator) ? this.guardOf(ref.end) : null;
+      if (guard && !guard.summable) {
+        const why = `${a.aggregator} of ${ref.publicPath} is returned as computed from stored values, and ${ref.publicPath} is shown transformed: `
+          + "two Summaries over groups that differ by one row would give that row's value (inference protection)";
+        this.refuse(PolicyErrorCode.FieldDeniedForAggregate, why, where, ref.publicPath, "Aggregate", { level: null, source: guard.source }, false, ref.end);
+      } else if (guard) this.noteAccepted(ref.publicPath, "Aggregate", guard, InferenceRisk.Aggregate, true);
       // An extreme of a transformed field is one of its values: it is transformed like them.
-      const valueOut = [Aggregator.Minimum, Aggregator.Maximum, Aggregator.FirstOrDefault, Aggregator.LastOrDefault].includes(a.aggregator);
-      if (chain && valueOut && a.alias) addTransform(this.transforms, [a.alias.trim()], chain);
+      if (chain && extremes.includes(a.aggregator) && a.alias) addTransform(this.transforms, [a.alias.trim()], chain);
     });
+  }
+
+  /**
+   * Having on a transformed field's minimum, maximum, first or last (shown transformed) compares
+   * its stored values: the field's inference guard applies to it as to a condition on the field.
+   */
+  protectedHaving(group: ConditionGroup | null | undefined, aggregates: readonly AggregateBy[], where = "having"): void {
+    if (!group || !this.options.inferenceProtection) return;
+    group.conditions.forEach((condition, i) => {
+      const name = (condition.field ?? "").trim().toLowerCase();
+      const aggregate = aggregates.find((a) => (a.alias ?? "").trim().toLowerCase() === name);
+      if (!aggregate || !extremes.includes(aggregate.aggregator) || aggregate.field === null || aggregate.field.trim() === "") return;
+      const ref = reference(this.root, aggregate.field, `groupBy.aggregateBy[${aggregates.indexOf(aggregate)}].field`);
+      const guard = this.guardOf(ref.end);
+      if (guard) this.protectedCondition(guard, ref.publicPath, condition, `${where}.conditions[${i}]`, "Aggregate");
+    });
+    group.subConditionGroups.forEach((sub, i) => this.protectedHaving(sub, aggregates, `${where}.subConditionGroups[${i}]`));
   }
 
   /** A Having that asks only for groups below the floor: thrown, or traced in a dry run. */
@@ -494,9 +571,18 @@ export class Sanitizer {
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
     };
-    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions };
+    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues };
   }
 }
+
+/** Aggregates returned as computed from stored values: inference protection refuses them on a field shown transformed. */
+const sums: readonly Aggregator[] = [Aggregator.Sumation, Aggregator.Average];
+
+/** Aggregates whose value is one of the field's values (shown transformed like them). */
+const extremes: readonly Aggregator[] = [Aggregator.Minimum, Aggregator.Maximum, Aggregator.FirstOrDefault, Aggregator.LastOrDefault];
+
+/** The trace's reason on a use that relies on an inference risk its field accepts. */
+const accepted = (guard: InferenceGuard, risk: InferenceRisk) => (guard.accepted.has(risk) ? `inference risk accepted: ${risk} (${guard.source})` : undefined);
 
 /** What the default projection did for a decision table and root (Sanitizer.defaultProjection). */
 interface DefaultProjection {
@@ -580,6 +666,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
     const aliases = groupBy.aggregateBy.map((a) => a.alias ?? "");
     checkKeyNames([...keys.keyRenames.values(), ...aliases], [...keys.keyRenames.keys(), ...aliases]);
     s.summaryOrders(summary.orders ?? [], keys, groupBy.aggregateBy); // the caller's public names
+    s.protectedHaving(summary.having, groupBy.aggregateBy);
   }
   s.countConditions(summary.having);
   s.page(summary.page);

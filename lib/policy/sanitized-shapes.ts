@@ -10,7 +10,8 @@
 //   2. the page cap: a page above MaxPageSize is sanitized afresh (and refused there);
 //   3. the value formats, named where the caller put each condition: by the plan, as on a miss.
 // Summaries are not reused this way (their group floor reads the Having's values), nor are dry
-// runs (their trace can quote a refused value).
+// runs (their trace can quote a refused value), nor requests whose decisions read values
+// (inference protection's In caps and range boundaries: SanitizeResult.readValues).
 import type { ConditionGroup, Filter, Segment } from "../shapes/shapes.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import { checkFilterShape, checkSegmentShape } from "../validate/shape-checks.js";

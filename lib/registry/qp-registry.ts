@@ -1,7 +1,7 @@
 // One metadata registry for every Qp* decorator, keyed by entity class and property. It is
 // filled when classes are defined and read without TypeORM running; subclasses inherit.
 import type { Operator } from "../shapes/enums.js";
-import type { DatePart, GeneralizeMode, MaskStrategy, PolicyFeature } from "../shapes/policy-enums.js";
+import type { DatePart, GeneralizeMode, InferenceRisk, MaskStrategy, PolicyFeature } from "../shapes/policy-enums.js";
 
 interface Common {
   /** The decorator's name, for traces and explanations ("QpDenied"). */
@@ -14,6 +14,8 @@ export interface TransformOptions {
   readonly allowAggregate?: boolean;
   readonly minGroupSize?: number;
   readonly overridable?: boolean;
+  /** Under inferenceProtection, the restrictions this field explicitly does without (the trace says so on each such use). */
+  readonly acceptInferenceRisks?: readonly InferenceRisk[];
 }
 
 export interface MaskOptions extends TransformOptions {

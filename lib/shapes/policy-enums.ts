@@ -5,6 +5,16 @@ export enum PolicyFeature { None = 0, Where = 1, Select = 2, Order = 4, Group = 
 export enum MaskStrategy { Full = "Full", Partial = "Partial", Email = "Email", Phone = "Phone", Regex = "Regex", Fixed = "Fixed", Hash = "Hash", Null = "Null", Tokenize = "Tokenize" }
 export enum GeneralizeMode { Round = "Round", Bucket = "Bucket", DatePart = "DatePart", Truncate = "Truncate" }
 export enum DatePart { Year = "Year", Quarter = "Quarter", Month = "Month", Day = "Day" }
+/**
+ * What inference protection restricts on a field a caller sees transformed, each of which a
+ * transform decorator may accept for its field (acceptInferenceRisks): being ordered, filtered
+ * with operators beyond equality, with In lists above the cap, (generalized fields) with ranges
+ * off the generalization's boundaries, and summed or averaged (a sum is returned as computed, so
+ * two overlapping Summaries give one row's value).
+ */
+export enum InferenceRisk {
+  Order = "Order", Operators = "Operators", LongInList = "LongInList", OffBoundaryRange = "OffBoundaryRange", Aggregate = "Aggregate",
+}
 export enum QpTier { Convenience = "Convenience", Strict = "Strict" }
 export enum QpSubjectKind { Global = "Global", Tenant = "Tenant", Role = "Role", User = "User", Custom = "Custom" }
 export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny" }

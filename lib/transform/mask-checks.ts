@@ -2,12 +2,12 @@
 // runtime Mask rule's settings go through maskOptionsProblem too, so a rule is refused exactly
 // when QpMask would be, with the same words. Each problem has a stable code beside its message.
 import type { MaskOptions, TransformOptions } from "../registry/qp-registry.js";
-import { MaskStrategy } from "../shapes/policy-enums.js";
+import { InferenceRisk, MaskStrategy } from "../shapes/policy-enums.js";
 import { characters } from "./characters.js";
 import { admitMaskPattern } from "./linear-regex.js";
 
 export interface MaskProblem {
-  readonly code: "UnknownMaskStrategy" | "MissingPattern" | "UnsafePattern" | "InvalidMaskChar" | "InvalidKeepCount" | "InvalidMinGroupSize";
+  readonly code: "UnknownMaskStrategy" | "MissingPattern" | "UnsafePattern" | "InvalidMaskChar" | "InvalidKeepCount" | "InvalidMinGroupSize" | "InvalidInferenceRisk";
   readonly message: string;
 }
 
@@ -33,6 +33,10 @@ export function maskOptionsProblem(o: MaskOptions): MaskProblem | null {
 export function transformOptionsProblem(decorator: string, o: TransformOptions): MaskProblem | null {
   if (o.minGroupSize !== undefined && (!Number.isInteger(o.minGroupSize) || o.minGroupSize < 1)) {
     return { code: "InvalidMinGroupSize", message: `${decorator} minGroupSize must be an integer of at least 1` };
+  }
+  const risks = o.acceptInferenceRisks;
+  if (risks !== undefined && (!Array.isArray(risks) || risks.some((r) => !Object.values(InferenceRisk).includes(r)))) {
+    return { code: "InvalidInferenceRisk", message: `${decorator} acceptInferenceRisks must list InferenceRisk members (${Object.values(InferenceRisk).join(", ")})` };
   }
   return null;
 }

@@ -338,6 +338,8 @@ describe("Policy options and caps", () => {
     // 3.0's request bounds (docs/POLICY.md "Options and caps").
     maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100000,
     maxValueLength: 10000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16,
+    // Inference protection's In cap (docs/POLICY.md "Inference protection").
+    maxProtectedInValues: 10,
   };
   const pascal = (cap: string) => cap.charAt(0).toUpperCase() + cap.slice(1);
 
@@ -348,6 +350,7 @@ describe("Policy options and caps", () => {
     assert.equal(options.tier, QpTier.Convenience);
     assert.equal(options.dryRun, false);
     assert.equal(options.hashSalt, undefined);
+    assert.equal(options.inferenceProtection, false, "off by default: the spec's behaviour");
     assert.ok(options.entities instanceof QpEntityCatalogue);
   });
 

@@ -1,0 +1,149 @@
+// Inference protection (QpPolicyOptions.inferenceProtection, off by default). A transformation
+// (mask, generalization, hash, token, truncation, default, format, mutation) applies to values
+// after the query ran, so every filter, order and Having on a transformed field still compares
+// its stored value: a StartsWith recovers a masked name letter by letter, an ORDER BY ranks it
+// exactly, an In list halved over a dictionary finds an e-mail, a range finds a generalized
+// balance to the cent. With the option on, a field the caller sees transformed (by its
+// decorators or by a runtime Mask rule for that caller) is guarded here:
+// - it cannot be ordered (dropped or refused per tier, as QpNoOrder);
+// - it is filtered only with Equal, IEqual, In, IIn, IsNull and IsNotNull, and an In list holds
+//   at most MaxProtectedInValues values, so a dictionary search costs what a brute force costs;
+// - a generalized field (and nothing that hides more after it) also takes range operators, but
+//   only on its boundaries (bucket edges, rounding midpoints, the start of a year, quarter,
+//   month or day), so a filter reveals nothing finer than the caller is shown;
+// - Having on its minimum, maximum, first or last (which are shown transformed) follows the same rules;
+// - it cannot be summed or averaged: a sum is returned as computed from stored values, and the
+//   difference of two Summaries over groups that differ by one row is that row's value.
+// Each restriction can be accepted for a field on its transform decorator (acceptInferenceRisks);
+// the trace says so on each use that relies on it. The sanitizer and the schema read this one guard.
+import { DataType, Operator } from "../shapes/enums.js";
+import { DatePart, GeneralizeMode, InferenceRisk } from "../shapes/policy-enums.js";
+import type { GeneralizeOptions } from "../registry/qp-registry.js";
+import type { TransformChain } from "../transform/field-transforms.js";
+import { isTransformAttribute } from "../transform/field-transforms.js";
+import { type Decimal, toDecimal } from "../transform/decimal.js";
+import { parseInstant } from "../resolve/coerce-values.js";
+import type { QpPolicyOptions } from "./options.js";
+import type { PolicyMember } from "./references.js";
+
+/** What a caller may still use on a field it sees transformed without learning more than it is shown. */
+export const equalityOperators: readonly Operator[] = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn, Operator.IsNull, Operator.IsNotNull];
+
+/** Range operators: on a generalized field, accepted on its boundaries only. */
+export const rangeOperators: readonly Operator[] = [
+  Operator.GreaterThan, Operator.GreaterThanOrEqual, Operator.LessThan, Operator.LessThanOrEqual, Operator.Between, Operator.NotBetween,
+];
+
+export interface InferenceGuard {
+  /** Why, for traces and refusals: "inference protection (QpMask on Patient.mail)". */
+  readonly source: string;
+  /** The restrictions the field's decorators accept (acceptInferenceRisks). */
+  readonly accepted: ReadonlySet<InferenceRisk>;
+  readonly orderable: boolean;
+  /** May a Sumation or Average read it (their result is not transformed)? */
+  readonly summable: boolean;
+  /** The operators a condition on it may use; null: any the field otherwise allows. */
+  readonly operators: readonly Operator[] | null;
+  /** The most values of one In (or IIn) list; null: no cap beyond the request's own. */
+  readonly maxInValues: number | null;
+  /** A range condition's values must be boundaries of this generalization; null: any value. */
+  readonly boundaries: GeneralizeOptions | null;
+  /** "multiples of 1000", "starts of a year": what a boundary is, for the schema and messages. */
+  readonly boundaryText: string | null;
+}
+
+/** The risks a member's transform decorators accept. */
+function acceptedRisks(member: PolicyMember): Set<InferenceRisk> {
+  const accepted = new Set<InferenceRisk>();
+  for (const attribute of member.policy?.attributes ?? []) {
+    if (!isTransformAttribute(attribute)) continue;
+    const options = "options" in attribute ? attribute.options as { acceptInferenceRisks?: readonly InferenceRisk[] } : {};
+    for (const risk of options.acceptInferenceRisks ?? []) accepted.add(risk);
+  }
+  return accepted;
+}
+
+/** A chain whose only hiding step is its generalization: what the caller is shown is the bucket. */
+const generalizesOnly = (chain: TransformChain) =>
+  chain.generalize !== undefined && !chain.mask && !chain.defaultValue && !chain.truncate && !chain.mutate;
+
+/**
+ * The guard of a member the caller sees through `chain` (its output chain for this caller: the
+ * decorators', or a rule's mask), or null when nothing restricts it (protection off, or the
+ * member is shown as stored).
+ */
+export function inferenceGuardOf(options: QpPolicyOptions, member: PolicyMember, chain: TransformChain | null): InferenceGuard | null {
+  if (!options.inferenceProtection || chain === null) return null;
+  const accepted = acceptedRisks(member);
+  const generalized = generalizesOnly(chain) ? chain.generalize! : null;
+  const ranges = generalized !== null && !accepted.has(InferenceRisk.OffBoundaryRange);
+  return {
+    source: `inference protection (${chain.source})`,
+    accepted,
+    orderable: accepted.has(InferenceRisk.Order),
+    summable: accepted.has(InferenceRisk.Aggregate),
+    operators: accepted.has(InferenceRisk.Operators) ? null : generalized ? [...equalityOperators, ...rangeOperators] : equalityOperators,
+    maxInValues: accepted.has(InferenceRisk.LongInList) ? null : options.caps.maxProtectedInValues,
+    boundaries: ranges ? generalized : null,
+    boundaryText: ranges ? boundaryText(generalized!) : null,
+  };
+}
+
+function boundaryText(g: GeneralizeOptions): string {
+  switch (g.mode) {
+    case GeneralizeMode.Bucket: return `multiples of ${g.step}`;
+    case GeneralizeMode.Round: return `midpoints between multiples of ${g.step ?? 10 ** -(g.decimals ?? 0)}`;
+    case GeneralizeMode.DatePart: return `starts of a ${(g.part ?? DatePart.Day).toLowerCase()}`;
+    case GeneralizeMode.Truncate: return `starts of a ${(g.part ?? DatePart.Day).toLowerCase()}, or multiples of ${10 ** -(g.decimals ?? 0)}`;
+  }
+}
+
+// ---- boundaries -----------------------------------------------------------------------------
+
+const unitsAt = (d: Decimal, scale: number) => d.units * 10n ** BigInt(scale - d.scale);
+
+/** `value` is k × step for an integer k (exact decimals, no binary rounding). */
+function isMultiple(value: Decimal, step: Decimal): boolean {
+  const scale = Math.max(value.scale, step.scale);
+  const s = unitsAt(step, scale);
+  return s !== 0n && unitsAt(value, scale) % s === 0n;
+}
+
+/** `value` is (k + ½) × step: where rounding to the nearest multiple changes (halves round up). */
+function isMidpoint(value: Decimal, step: Decimal): boolean {
+  const scale = Math.max(value.scale, step.scale);
+  const twice = 2n * unitsAt(value, scale);
+  const s = unitsAt(step, scale);
+  return s !== 0n && twice % s === 0n && (twice / s) % 2n !== 0n;
+}
+
+/** The first instant of its year, quarter, month or day (UTC, as the generalization reads dates). */
+function isPeriodStart(instant: Date, part: DatePart): boolean {
+  const [month, day] = [instant.getUTCMonth(), instant.getUTCDate()];
+  const midnight = instant.getUTCHours() === 0 && instant.getUTCMinutes() === 0 && instant.getUTCSeconds() === 0 && instant.getUTCMilliseconds() === 0;
+  switch (part) {
+    case DatePart.Year: return midnight && day === 1 && month === 0;
+    case DatePart.Quarter: return midnight && day === 1 && month % 3 === 0;
+    case DatePart.Month: return midnight && day === 1;
+    case DatePart.Day: return midnight;
+  }
+}
+
+const stepOf = (g: GeneralizeOptions): Decimal => toDecimal(g.step ?? 10 ** -(g.decimals ?? 0))!;
+
+/**
+ * Whether a condition's value (its request token) is a boundary of the generalization; null when
+ * the token is no number or date: its format error is the plan's to report, after the policy.
+ */
+export function onBoundary(token: string, dataType: DataType, g: GeneralizeOptions): boolean | null {
+  const dated = dataType === DataType.Date || dataType === DataType.DateTime;
+  if (g.mode === GeneralizeMode.DatePart || (g.mode === GeneralizeMode.Truncate && dated)) {
+    const instant = parseInstant(token.trim());
+    return instant ? isPeriodStart(instant, g.part ?? DatePart.Day) : null;
+  }
+  const value = toDecimal(token.trim());
+  if (!value) return null;
+  if (g.mode === GeneralizeMode.Round) return isMidpoint(value, stepOf(g));
+  // Bucket: its edges. Truncate (numbers): toward zero at `decimals` places, so its edges are multiples too.
+  return isMultiple(value, g.mode === GeneralizeMode.Bucket ? toDecimal(g.step!)! : stepOf(g));
+}
