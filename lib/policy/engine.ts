@@ -12,7 +12,7 @@ import { type DecisionTable, DecisionTables } from "./decision-table.js";
 import { checkRuleTarget } from "./rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
 import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
-import { type QpRule, type QpRuleInput, normalizeRule, subjectKey } from "../rules/rule.js";
+import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKey } from "../rules/rule.js";
 import { assertValidPolicy } from "./validate-policy.js";
 import { GuardedCaches } from "./guarded-caches.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
@@ -79,6 +79,8 @@ export class QpPolicyEngine {
     const deleted = await this.ruleStore.deleteAsync(id);
     await this.snapshots.refreshAsync();
     if (deleted) this.snapshots.publishCurrent();
+    // An id no store can hold names no rule: nothing to ask the store (PostgreSQL would fail on U+0000).
+    if (!storableRuleId(id)) return false;
     return deleted;
   }
 

@@ -43,9 +43,16 @@ export const rejectRule = (reason: string): never => {
 const enumValue = <E extends string>(value: unknown, members: readonly E[], name: string): E =>
   members.find((m) => typeof value === "string" && m.toLowerCase() === value.toLowerCase()) ?? rejectRule(`${name} must be one of ${members.join(", ")}`);
 
+/**
+ * An id every store can hold: 1 to 64 characters (the relational store's column), without U+0000
+ * (PostgreSQL cannot store or even compare it: the driver fails, which read as a store outage).
+ */
+export const storableRuleId = (id: unknown): id is string => typeof id === "string" && id.length >= 1 && id.length <= 64 && !id.includes("\0");
+
 /** The shape checks of a rule (entity and field are checked against metadata by the engine). */
 export function normalizeRule(input: QpRuleInput, id: string, changedBy: string | null): QpRule {
   if (input === null || typeof input !== "object") rejectRule("a rule must be an object");
+  if (!storableRuleId(id)) rejectRule("id must be 1 to 64 characters, without U+0000");
   const subjectKind = enumValue(input.subjectKind, Object.values(QpSubjectKind), "subjectKind");
   const subject = input.subject === undefined || input.subject === null || input.subject === "" ? null : String(input.subject);
   if (subjectKind === QpSubjectKind.Global && subject !== null) rejectRule("a Global rule has no subject");

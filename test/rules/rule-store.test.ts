@@ -225,6 +225,16 @@ for (const kind of ["memory", "sqlite", "postgres", "mariadb"] as StoreKind[]) {
       assert.equal(e.health().snapshotVersion, after, "a delete of nothing is no new snapshot");
     });
 
+    it("an id no store can hold (U+0000, empty, over 64 characters) is refused on write and names no rule on delete, never a store failure", async () => {
+      // Found by the HTTP fuzz: DELETE /qp-admin/rules/%00 reached PostgreSQL, whose driver failed (a 503).
+      for (const id of ["\0", "a\0b", "x".repeat(65)]) {
+        assert.equal(await e.deleteRuleAsync(id), false, JSON.stringify(id));
+        await expectLogicError(() => e.upsertRuleAsync(input({ id } as never)), "RuleRejected", "id must be 1 to 64 characters");
+      }
+      const longest = await e.upsertRuleAsync(input({ id: "y".repeat(64) } as never));
+      assert.equal(await e.deleteRuleAsync(longest.id), true);
+    });
+
     it("a rule applies only to callers with its subject, on every level", async () => {
       await e.upsertRuleAsync(input({ subjectKind: QpSubjectKind.User, subject: "u1", field: "email", effect: PolicyEffect.Deny }));
       await e.upsertRuleAsync(input({ subjectKind: QpSubjectKind.Tenant, subject: "t-2", field: "team", effect: PolicyEffect.Deny }));
