@@ -1,7 +1,7 @@
 // What one QueryLibModule holds at run time: its engine, audit sink, claims options, admin
 // mapping and resolved authorization policies. Built once per application by the module's
 // provider factory, which is where every startup check runs.
-import type { CanActivate, ExecutionContext, Type } from "@nestjs/common";
+import { type CanActivate, type ExecutionContext, Logger, type Type } from "@nestjs/common";
 import type { HttpAdapterHost, ModuleRef } from "@nestjs/core";
 import { isObservable, lastValueFrom } from "rxjs";
 import { DataSource } from "typeorm";
@@ -154,13 +154,17 @@ export async function createRuntime(options: QueryLibModuleOptions, adapterHost:
     configuredApplications.add(adapterHost);
   }
   let engine: QpPolicyEngine;
+  // Startup lint findings go to Nest's logger; the claims mapping says which context values exist
+  // (unless the host resolves values itself, which the linter cannot see).
+  const valueClaims = options.providers?.resolveValues ? undefined : Object.keys(options.claims?.valueClaims ?? {});
+  const providers = { logger: new Logger("QueryLib"), ...(valueClaims ? { lintOptions: { contextValues: valueClaims } } : {}), ...(options.providers ?? {}) };
   try {
     engine = options.useDefaultEngine
-      ? addQpPolicies(options.policies ?? undefined, options.configure, options.providers)
-      : new QpPolicyEngine(bindPolicySection(options.policies ?? undefined, options.configure), options.providers ?? {});
+      ? addQpPolicies(options.policies ?? undefined, options.configure, providers)
+      : new QpPolicyEngine(bindPolicySection(options.policies ?? undefined, options.configure), providers);
   } catch (error) {
     if (adapterHost) configuredApplications.delete(adapterHost);
-    if (error instanceof QpConfigurationError) throw new QpConfigurationError(`QueryLibModule: ${error.message}`);
+    if (error instanceof QpConfigurationError) throw Object.assign(new QpConfigurationError(`QueryLibModule: ${error.message}`, error.code), { findings: (error as { findings?: unknown }).findings });
     throw error;
   }
   const audit = typeof options.audit === "object" ? options.audit : {};

@@ -59,7 +59,7 @@ export interface SchemaField {
    * transformed): the most values of one In list, and what a range on it must hit; null when
    * nothing does. Its operators and features above are already restricted.
    */
-  inference: { maxInValues: number | null; rangeBoundaries: string | null; acceptedRisks: string[] } | null;
+  inference: { maxInValues: number | null; rangeBoundaries: string | null; summable: boolean; acceptedRisks: string[] } | null;
 }
 export interface SchemaNode { path: string; parent: string; entity: string; depth: number; expanded: boolean; remainingDepth: number }
 export interface SchemaResponse {
@@ -190,7 +190,7 @@ function describeField(
     features: allowed.map((f) => PolicyFeature[f]),
     masked: select.effect === PolicyEffect.Mask,
     transforms: transformLabels(chain),
-    inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, acceptedRisks: [...guard.accepted] },
+    inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, summable: guard.summable, acceptedRisks: [...guard.accepted] },
   };
 }
 

@@ -134,4 +134,8 @@ export interface QpPolicyProviders {
   ruleNotifier?: import("../rules/notifications.js").IQpRuleNotifier | null;
   /** The clock snapshots age by (tests). */
   clock?: () => number;
+  /** Where startup lint findings go (lint: "warn"): the host's logger; default console. */
+  logger?: { warn(message: string): void };
+  /** What the host knows that the linter cannot see: the context values its claims mapping provides. */
+  lintOptions?: import("./lint-policy.js").QpLintOptions;
 }

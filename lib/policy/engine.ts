@@ -15,6 +15,7 @@ import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKey } from "../rules/rule.js";
 import { assertValidPolicy } from "./validate-policy.js";
 import { GuardedCaches } from "./guarded-caches.js";
+import { type QpLintFinding, type QpLintOptions, lintPolicy, reportLint } from "./lint-policy.js";
 import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
 
 export class QpPolicyEngine {
@@ -30,6 +31,8 @@ export class QpPolicyEngine {
     this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
     // Validated once, whole: every configuration problem of the exposed entities at startup.
     assertValidPolicy(this.options);
+    // Linted once too: its decorators and options (the rules are linted by lintAsync, and where they change).
+    if (this.options.lint !== "off") reportLint(lintPolicy(this.options, [], providers.lintOptions), this.options.lint, providers.logger ?? console);
     this.ruleStore = providers.ruleStore ?? new QpInMemoryRuleStore();
     // An explicit notifier (Redis) wins over the store's own (PostgreSQL LISTEN/NOTIFY).
     this.snapshots = new RuleSnapshots(this.ruleStore, this.options, providers.clock, providers.ruleNotifier ?? this.ruleStore.changeNotifier ?? null);
@@ -76,11 +79,11 @@ export class QpPolicyEngine {
   }
 
   async deleteRuleAsync(id: string): Promise<boolean> {
+    // An id no store can hold names no rule: nothing to ask the store (PostgreSQL would fail on U+0000).
+    if (!storableRuleId(id)) return false;
     const deleted = await this.ruleStore.deleteAsync(id);
     await this.snapshots.refreshAsync();
     if (deleted) this.snapshots.publishCurrent();
-    // An id no store can hold names no rule: nothing to ask the store (PostgreSQL would fail on U+0000).
-    if (!storableRuleId(id)) return false;
     return deleted;
   }
 
@@ -100,6 +103,12 @@ export class QpPolicyEngine {
       const sanitized = await sanitize(this, context, model, "filter", parsed, false);
       return { placements: sanitized.placements, additions: sanitized.additions, trace: copyTrace(sanitized.trace) };
     }, entity, filter, dataSource);
+  }
+
+  /** Every finding of the policy linter over the configuration and the current rules (docs/POLICY.md, "Linting a policy"). */
+  async lintAsync(lint: QpLintOptions = this.providers.lintOptions ?? {}): Promise<QpLintFinding[]> {
+    const { rules } = await this.ruleStore.loadAsync();
+    return lintPolicy(this.options, rules, lint);
   }
 
   /** Rules, optionally for one subject ("Role:analyst", "Tenant:t-1", "Global"). */

@@ -96,7 +96,14 @@ export interface QpPolicyOptions {
    * one filtered off its boundaries (policy/inference.ts; README, "Inference protection").
    */
   inferenceProtection: boolean;
+  /**
+   * The policy linter at startup (lint-policy.ts): "warn" (default) logs every finding through
+   * the host's logger, "error" also fails startup on error-level findings, "off" skips it.
+   */
+  lint: QpLintMode;
 }
+
+export type QpLintMode = "off" | "warn" | "error";
 
 export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval">> & {
   caps?: Partial<QpCaps>;
@@ -147,7 +154,7 @@ function readCaps(input: Record<string, unknown> | undefined, path: string): QpC
   return Object.freeze(caps) as QpCaps;
 }
 
-const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refreshInterval", "caps", "inferenceProtection"] as const;
+const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refreshInterval", "caps", "inferenceProtection", "lint"] as const;
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
@@ -165,6 +172,7 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     entities: input.entities ?? new QpEntityCatalogue(),
     auditSink: input.auditSink,
     inferenceProtection: input.inferenceProtection === undefined ? false : readBool(input.inferenceProtection, "inferenceProtection"),
+    lint: input.lint === undefined ? "warn" : readEnum(input.lint, ["off", "warn", "error"] as const, "lint"),
   };
 }
 
@@ -176,7 +184,7 @@ export function bindPolicySection(section: Record<string, unknown> | undefined, 
   const input: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(section ?? {})) {
     const canonical = sectionKeys.find((k) => k.toLowerCase() === key.toLowerCase());
-    if (!canonical) throw new QpConfigurationError(`QueryLib.Policies.${key}: unknown key; expected one of Tier, DryRun, StoreFailure, MaxSnapshotAge, RefreshInterval, Caps, InferenceProtection`);
+    if (!canonical) throw new QpConfigurationError(`QueryLib.Policies.${key}: unknown key; expected one of Tier, DryRun, StoreFailure, MaxSnapshotAge, RefreshInterval, Caps, InferenceProtection, Lint`);
     input[canonical] = value;
   }
   if (input.caps !== undefined && (typeof input.caps !== "object" || input.caps === null)) throw new QpConfigurationError("QueryLib.Policies.Caps must be an object of caps");

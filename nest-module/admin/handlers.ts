@@ -13,7 +13,7 @@ export interface QpAdminReply {
   readonly body: unknown;
 }
 
-export type QpAdminRouteName = "schema" | "listRules" | "upsertRule" | "deleteRule" | "explain" | "simulate" | "health";
+export type QpAdminRouteName = "schema" | "listRules" | "upsertRule" | "deleteRule" | "explain" | "simulate" | "health" | "lint";
 
 export interface QpAdminRoute {
   readonly name: QpAdminRouteName;
@@ -32,6 +32,7 @@ export const adminRoutes: readonly QpAdminRoute[] = [
   { name: "explain", method: "POST", path: "explain", level: "read" },
   { name: "simulate", method: "POST", path: "simulate", level: "read" },
   { name: "health", method: "GET", path: "health", level: "read" },
+  { name: "lint", method: "GET", path: "lint", level: "read" },
 ];
 
 const subjectFilter = /^(global|(tenant|role|user|custom):.+)$/i;
@@ -77,6 +78,7 @@ export class QpAdminHandlers {
       case "explain": return this.explain(request, input.body);
       case "simulate": return this.simulate(request, input.body);
       case "health": return Promise.resolve(this.health());
+      case "lint": return this.lint();
     }
   }
 
@@ -128,5 +130,10 @@ export class QpAdminHandlers {
 
   health(): QpAdminReply {
     return { status: 200, body: this.runtime.engine.health() };
+  }
+
+  /** The policy linter's findings over the configuration and the current rules (read level: they describe the policy, not data). */
+  async lint(): Promise<QpAdminReply> {
+    return { status: 200, body: await this.runtime.engine.lintAsync() };
   }
 }

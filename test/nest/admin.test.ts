@@ -45,6 +45,30 @@ describe("querylib/nest admin API", function () {
     });
   });
 
+  describe("GET /lint", () => {
+    it("answers 200 with the linter's findings over the configuration and the current rules; a caller without the read policy gets 403", async () => {
+      const reply = await reader("GET", "/qp-admin/lint");
+      expect(reply.status, reply.text).to.equal(200);
+      expect(reply.body).to.be.an("array");
+      for (const finding of reply.body) {
+        expect(finding).to.have.keys(["code", "severity", "entity", "field", "feature", "subject", "source", "why", "fix"]);
+        expect(["error", "warning", "info"]).to.include(finding.severity);
+      }
+      const member = await call(t.url, "GET", "/qp-admin/lint", { claims: callers.member });
+      expect(member.status).to.equal(403);
+    });
+
+    it("a rule that masks a field for a role shows up as that role's finding", async () => {
+      const created = await writer("POST", "/qp-admin/rules", {
+        id: "lint-mask", subjectKind: "Role", subject: "auditor", entity: "accounts", field: "name", features: 2, effect: "Mask", mask: { strategy: "Full" },
+      });
+      expect(created.status, created.text).to.be.oneOf([200, 201]);
+      const findings = (await reader("GET", "/qp-admin/lint")).body as { code: string; field: string; subject: string; source: string }[];
+      expect(findings.some((f) => f.code === "OrderableWhileHidden" && f.field === "name" && f.subject === "Role:auditor" && f.source === "rule lint-mask")).to.equal(true);
+      expect((await writer("DELETE", "/qp-admin/rules/lint-mask")).status).to.equal(204);
+    });
+  });
+
   describe("POST /schema", () => {
     it("answers 200 with the caller's fields: sealed ones absent, labels, masks, allowed values", async () => {
       const reply = await reader("POST", "/qp-admin/schema", { entity: "accounts" });

@@ -314,7 +314,7 @@ describe("Inference protection: configuration, dry run and boundaries", () => {
       const field = fields.get(path)!;
       assert.ok(!field.features.includes("Order"), `${path} offers Order`);
       assert.deepEqual(field.operators.filter((op) => !equality.includes(op)), [], `${path}: ${field.operators.join(", ")}`);
-      assert.deepEqual(field.inference, { maxInValues: 10, rangeBoundaries: null, acceptedRisks: [] });
+      assert.deepEqual(field.inference, { maxInValues: 10, rangeBoundaries: null, summable: false, acceptedRisks: [] });
     }
     const balance = fields.get("balance")!;
     const balanceOps: string[] = balance.operators;

@@ -1,0 +1,216 @@
+// The policy linter: over the effective configuration (decorators, options, caps, exposed
+// entities, the current rules), per subject set the rules distinguish, every hole a caller could
+// use to read, rank or infer what it may not see, each with a stable code, a severity, where it
+// is, who it concerns, what makes it (a decorator or a rule), why it is a hole and the smallest
+// fix. It decides nothing: guarded queries keep deciding on their own. The checks that read
+// one field live in lint-fields.ts; those of forced predicates, entities and rules here.
+import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
+import { type MemberScope, modelOfClass } from "../model/entity-model.js";
+import { CompiledRules } from "../rules/compiled-rules.js";
+import { ruleTarget } from "../rules/compiled-rules.js";
+import type { QpRule } from "../rules/rule.js";
+import { operators as operatorTable } from "../shapes/operator-table.js";
+import { Operator } from "../shapes/enums.js";
+import { QpPolicyContext } from "./context.js";
+import { DecisionTable } from "./decision-table.js";
+import { classPolicyOf, describeSource, forcedSourceOf } from "./entity-policy.js";
+import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
+import { policyMember } from "./references.js";
+import { lintField } from "./lint-fields.js";
+
+export type QpLintSeverity = "error" | "warning" | "info";
+
+export interface QpLintFinding {
+  /** Stable: tests, suppressions and dashboards key on it. */
+  readonly code: string;
+  readonly severity: QpLintSeverity;
+  /** The entity's public name (its class name when not exposed). */
+  readonly entity: string;
+  /** The field's public path, or null for an entity-wide finding. */
+  readonly field: string | null;
+  /** The feature the hole is in (Order, Where, Aggregate, …), or null. */
+  readonly feature: string | null;
+  /** Who it concerns: "everyone", or the rules' subject ("Role:analyst"). */
+  readonly subject: string;
+  /** What makes it: "QpMask on Customer.email", "rule analyst-initials", "options.caps.minGroupSize". */
+  readonly source: string;
+  readonly why: string;
+  readonly fix: string;
+}
+
+export interface QpLintOptions {
+  /** The context values the host's claims mapping provides: a forced predicate naming another is a finding. */
+  readonly contextValues?: readonly string[];
+}
+
+/** A subject set the rules tell apart: nobody in particular, or one subject a rule names. */
+export interface LintSubject {
+  readonly label: string;
+  readonly context: QpPolicyContext;
+}
+
+function subjectsOf(rules: readonly QpRule[]): LintSubject[] {
+  const subjects: LintSubject[] = [{ label: "everyone", context: new QpPolicyContext() }];
+  const seen = new Set<string>();
+  for (const rule of rules) {
+    if (rule.subjectKind === QpSubjectKind.Global || rule.subject === null) continue;
+    const label = `${rule.subjectKind}:${rule.subject}`;
+    if (seen.has(label.toLowerCase())) continue;
+    seen.add(label.toLowerCase());
+    subjects.push({ label, context: new QpPolicyContext().withSubject(rule.subjectKind, rule.subject) });
+  }
+  return subjects;
+}
+
+/** Every finding, errors first, then by entity, field and code. */
+export function lintPolicy(options: QpPolicyOptions, rules: readonly QpRule[] = [], lint: QpLintOptions = {}): QpLintFinding[] {
+  const findings: QpLintFinding[] = [];
+  const compiled = new CompiledRules({ epoch: "lint", version: 0, rules }, options.entities);
+  const subjects = subjectsOf(rules);
+  const tables = subjects.map((s) => ({ subject: s.label, decisions: new DecisionTable(compiled, s.context) }));
+  const seen = new Map<string, QpLintFinding>();
+  const add = (finding: QpLintFinding) => {
+    // One finding per hole and source: a hole every subject shares is reported once, for everyone.
+    const key = [finding.code, finding.entity, finding.field, finding.feature, finding.source].join("\u0000");
+    if (!seen.has(key)) seen.set(key, finding);
+  };
+  for (const [entity, target] of options.entities.entries()) {
+    const model = modelOfClass(target);
+    for (const table of tables) lintScope(model.scope, target, "", entity, table, options, add);
+    lintEntity(entity, target, options, lint, add);
+  }
+  lintRules(rules, options, add);
+  findings.push(...seen.values());
+  const rank: Record<QpLintSeverity, number> = { error: 0, warning: 1, info: 2 };
+  return findings.sort((a, b) => rank[a.severity] - rank[b.severity] || a.entity.localeCompare(b.entity) || (a.field ?? "").localeCompare(b.field ?? "") || a.code.localeCompare(b.code));
+}
+
+/** Every value column of a scope (embedded members flattened), linted for one subject set. */
+function lintScope(
+  scope: MemberScope, owner: Function, prefix: string, entity: string, table: { subject: string; decisions: DecisionTable }, options: QpPolicyOptions, add: (f: QpLintFinding) => void,
+): void {
+  for (const member of scope.all()) {
+    const step = policyMember(owner, scope, member);
+    const path = prefix + step.publicName;
+    if (member.kind === "embedded") lintScope(member.scope, member.target, `${path}.`, entity, table, options, add);
+    else if (member.kind === "column") lintField({ entity, path, member: step, subject: table.subject, decisions: table.decisions, options }, add);
+  }
+}
+
+const pinning = Object.values(Operator).filter((op) => operatorTable[op].pinsValue);
+
+/** Forced predicates, required filters, navigations and requirePolicy of one exposed entity. */
+function lintEntity(entity: string, target: Function, options: QpPolicyOptions, lint: QpLintOptions, add: (f: QpLintFinding) => void): void {
+  const model = modelOfClass(target);
+  const policy = classPolicyOf(target);
+  const at = (code: string, severity: QpLintSeverity, field: string | null, feature: string | null, source: string, why: string, fix: string) =>
+    add({ code, severity, entity, field, feature, subject: "everyone", source, why, fix });
+  let decorated = false;
+  for (const member of policy.members.values()) {
+    decorated ||= member.attributes.some((a) => a.kind !== "describe");
+    const column = model.scope.find(member.property);
+    const name = member.alias ?? member.property;
+    for (const attribute of member.attributes) {
+      const source = describeSource(attribute, member);
+      if (attribute.kind === "forceWhere") {
+        if (column && column !== "ambiguous" && column.kind === "column" && column.nullable) {
+          at("ForcedColumnNullable", "warning", name, "Where", source, `${name} may be NULL: a row whose ${name} is NULL belongs to no scope, and any later change to the forced operator (IsNull, NotEqual, NotIn) could let such rows through`, `make ${name} NOT NULL`);
+        }
+        // No forced operator lets NULL rows through: IsNull and IsNotNull take no value (the decorator
+        // refuses them) and every comparison excludes NULL (2.1.5's null guard, compile-predicate.ts).
+        if (!pinning.includes(attribute.operator)) {
+          at("ForcedOperatorDoesNotPin", "warning", name, "Where", source, `${attribute.operator} does not pin ${name} to the caller's values: rows of other scopes match it`, "force Equal (or In) against a context value");
+        }
+        if (attribute.contextValue !== undefined && lint.contextValues && !lint.contextValues.includes(attribute.contextValue)) {
+          at("ForcedContextValueUnmapped", "error", name, "Where", source, `no claims mapping provides the context value "${attribute.contextValue}": every guarded query on ${entity} fails with MissingContextValue`, `map a claim to "${attribute.contextValue}", or name a value the mapping provides`);
+        }
+      }
+      if (attribute.kind === "requireWhere") {
+        const everyone = new DecisionTable(new CompiledRules({ epoch: "lint", version: 0, rules: [] }, options.entities), new QpPolicyContext());
+        const step = column && column !== "ambiguous" ? policyMember(target, model.scope, column) : null;
+        const operatorLimit = member.attributes.find((a) => a.kind === "operators");
+        const allowed = operatorLimit && operatorLimit.kind === "operators" ? (operatorLimit.allow ?? Object.values(Operator)).filter((op) => !operatorLimit.deny.includes(op)) : Object.values(Operator);
+        const required = attribute.operators ?? pinning;
+        if (step && everyone.decide(step, PolicyFeature.Where).level === PolicyLevel.SealedAttribute && everyone.decide(step, PolicyFeature.Where).effect === PolicyEffect.Deny) {
+          at("RequiredFilterUnusable", "error", name, "Where", source, `${name} is required in every filter but sealed against Where: every guarded query on ${entity} is refused`, `drop QpRequireWhere or the Where denial on ${name}`);
+        } else if (!required.some((op) => allowed.includes(op))) {
+          at("RequiredFilterUnusable", "error", name, "Where", source, `${name} must be filtered with ${required.join(", ")}, none of which its QpOperators allows: every guarded query on ${entity} is refused`, "allow one of the required operators");
+        }
+      }
+    }
+  }
+  const forced = forcedSourceOf(target);
+  if (!forced) {
+    for (const member of model.scope.all()) {
+      if (member.kind !== "reference" && member.kind !== "collection") continue;
+      const reached = member.target().target;
+      const scopedBy = forcedSourceOf(reached);
+      if (!scopedBy) continue;
+      const name = classPolicyOf(target).members.get(member.name)?.alias ?? member.name;
+      at("NavigationIntoScopedEntity", "info", name, null, scopedBy, `${entity} is not scoped but reaches ${reached.name}, which is (${scopedBy}): guarded queries refuse every path through ${name} (its rows would escape the scope)`, `scope ${entity} too, or hide ${name} (QpDenied) so the schema does not suggest it`);
+    }
+  }
+  if (decorated && !policy.requirePolicy) {
+    at("PolicyNotRequired", "warning", null, null, `${target.name}'s Qp decorators`, `${entity} carries policy decorators but not QpEntity({ requirePolicy: true }): the unguarded functions (toListAsync, filter, …) read it with no policy at all`, `add @QpEntity({ requirePolicy: true }) to ${target.name}`);
+  }
+}
+
+/** Rules that can never apply, name nothing, or contradict another rule at their level. */
+function lintRules(rules: readonly QpRule[], options: QpPolicyOptions, add: (f: QpLintFinding) => void): void {
+  const byPlace = new Map<string, QpRule[]>();
+  for (const rule of rules) {
+    const subject = rule.subjectKind === QpSubjectKind.Global ? "everyone" : `${rule.subjectKind}:${rule.subject}`;
+    const base = { entity: rule.entity, field: rule.field, subject, source: `rule ${rule.id}` };
+    const target = ruleTarget(options.entities, rule);
+    if (typeof target === "string") {
+      add({ ...base, code: "RuleOnUnknownField", severity: "warning", feature: null, why: `it names nothing the engine can decide on (${target}): it applies to no one`, fix: "delete the rule, or name an exposed entity's field" });
+      continue;
+    }
+    if (target.property !== "*") {
+      const member = classPolicyOf(target.owner).members.get(target.property);
+      for (const feature of [PolicyFeature.Where, PolicyFeature.Select, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Aggregate, PolicyFeature.Segment]) {
+        if ((rule.features & feature) === 0) continue;
+        const sealed = member?.attributes.find((a) => !a.overridable && ((a.kind === "access" && (a.features & feature) !== 0) || (feature === PolicyFeature.Select && ["mask", "mutate", "default", "generalize", "truncate", "format"].includes(a.kind))));
+        if (sealed) {
+          add({ ...base, code: "RuleShadowedBySealed", severity: "warning", feature: PolicyFeature[feature], why: `${describeSource(sealed, member!)} is sealed for ${PolicyFeature[feature]}: the rule never decides it`, fix: "delete the rule, or make the attribute overridable" });
+        }
+      }
+    }
+    for (const feature of [PolicyFeature.Where, PolicyFeature.Select, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Aggregate, PolicyFeature.Segment]) {
+      if ((rule.features & feature) === 0) continue;
+      const key = [rule.subjectKind, (rule.subject ?? "").toLowerCase(), rule.entity.toLowerCase(), rule.field.toLowerCase(), feature, rule.priority].join("\u0000");
+      const others = byPlace.get(key) ?? [];
+      const clash = others.find((other) => other.effect !== rule.effect);
+      if (clash) {
+        add({
+          ...base, code: "RulesContradict", severity: "warning", feature: PolicyFeature[feature],
+          why: `rule ${clash.id} says ${clash.effect} and rule ${rule.id} says ${rule.effect} for the same subject, field, feature and priority: the stricter one wins, which the other's author may not expect`,
+          fix: "delete one, or give the one meant to win a higher priority",
+        });
+      }
+      byPlace.set(key, [...others, rule]);
+    }
+  }
+}
+
+/** One line of a finding, as the startup log and the command line print it. */
+export const findingLine = (f: QpLintFinding) =>
+  `${f.severity} ${f.code} at ${f.entity}${f.field ? `.${f.field}` : ""}${f.feature ? ` (${f.feature})` : ""} for ${f.subject}, by ${f.source}: ${f.why}. Fix: ${f.fix}`;
+
+/** Findings already logged by this process: an engine built again (tests, replicas in one process) does not repeat them. */
+const logged = new Set<string>();
+
+/** The startup surface: every finding to the logger; with "error", error-level findings fail startup. */
+export function reportLint(findings: readonly QpLintFinding[], mode: "warn" | "error", logger: { warn(message: string): void }): void {
+  for (const finding of findings) {
+    const line = `QueryLib policy lint: ${findingLine(finding)}`;
+    if (logged.has(line)) continue;
+    if (logged.size < 10_000) logged.add(line);
+    logger.warn(line);
+  }
+  const errors = findings.filter((f) => f.severity === "error");
+  if (mode === "error" && errors.length > 0) {
+    const message = `the policy linter found ${errors.length} error-level finding(s) (lint: "error"):\n${errors.map((f) => `- ${findingLine(f)}`).join("\n")}`;
+    throw Object.assign(new QpConfigurationError(message, "PolicyLintFailed"), { findings: errors });
+  }
+}
