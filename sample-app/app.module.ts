@@ -38,6 +38,8 @@ export function sampleConfiguration(extra: Record<string, unknown> = {}) {
         // Replicas hear of rule changes at once where they can (rule-notifications.ts); polling is the fallback.
         RefreshInterval: process.env.QUERYLIB_REFRESH_INTERVAL ?? "00:00:10",
         Caps: { MaxPageSize: 200, MaxQueryCost: 100, MinGroupSize: 3 },
+        // The README's advice, followed: no field a caller sees transformed can be ranked, probed or summed.
+        InferenceProtection: true,
         ...extra,
       },
     },

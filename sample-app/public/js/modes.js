@@ -4,10 +4,11 @@
 import { h, uid } from "./dom.js";
 import { groupEditor } from "./conditions.js";
 import { Aggregators, Intersections, newGroup, newId } from "./model.js";
-import { chipList, errorNote, fieldSelect, listSource, schemaSource } from "./pickers.js";
+import { chipList, errorNote, fieldSelect, filterSource, listSource, schemaSource } from "./pickers.js";
 
 const numericOperators = ["Equal", "NotEqual", "GreaterThan", "GreaterThanOrEqual", "LessThan", "LessThanOrEqual", "Between", "NotBetween", "In", "NotIn", "IsNull", "IsNotNull"];
 const numericAggregators = new Set(["Count", "CountDistinct", "Sumation", "Average"]);
+const summing = new Set(["Sumation", "Average"]);
 
 const section = (title, hint, ...content) => h("section", { class: "editor-section" }, h("h3", {}, title), hint ? h("p", { class: "hint" }, hint) : null, ...content);
 
@@ -105,7 +106,8 @@ function aggregatesEditor(query, source, ctx) {
       return h("li", { "data-part": a.id },
         h("select", { "aria-label": `Aggregate ${i + 1}: function`, focus: `${a.id}:aggregator`, onchange: (e) => { a.aggregator = e.target.value; refresh(); ctx.changed("structure", `${a.id}:aggregator`); } },
           Aggregators.map((x) => h("option", { value: x, selected: a.aggregator === x }, x === "Sumation" ? "Sum (Sumation)" : x))),
-        fieldSelect({ source, value: a.field, label: `Aggregate ${i + 1}: field`, focus: `${a.id}:field`, placeholder: a.aggregator === "Count" ? "(rows)" : "field…", allowEmpty: a.aggregator === "Count",
+        // Under inference protection a field shown transformed is never summed or averaged (schema: inference.summable).
+        fieldSelect({ source: summing.has(a.aggregator) ? filterSource(source, (f) => !f.inference || f.inference.summable) : source, value: a.field, label: `Aggregate ${i + 1}: field`, focus: `${a.id}:field`, placeholder: a.aggregator === "Count" ? "(rows)" : "field…", allowEmpty: a.aggregator === "Count",
           onchange: (path) => { a.field = path; refresh(); ctx.changed("structure", `${a.id}:field`); } }),
         h("label", { for: aliasId, class: "inline" }, "as"),
         h("input", { id: aliasId, type: "text", value: a.alias, size: 12, focus: `${a.id}:alias`, "aria-label": `Aggregate ${i + 1}: alias`,

@@ -13,6 +13,12 @@ export function schemaSource(schema, ...features) {
   return { groups, find: (path) => allowed.get(path), label: (path) => schema.label(path) };
 }
 
+/** The same source without the fields `keep` refuses (groups left empty are dropped). */
+export function filterSource(source, keep) {
+  const groups = source.groups.map((g) => ({ ...g, fields: g.fields.filter(keep) })).filter((g) => g.fields.length > 0);
+  return { ...source, groups, find: (path) => { const field = source.find(path); return field && keep(field) ? field : undefined; } };
+}
+
 export function listSource(label, fields) {
   const byPath = new Map(fields.map((f) => [f.path, f]));
   return { groups: fields.length ? [{ label, fields }] : [], find: (path) => byPath.get(path), label: (path) => byPath.get(path)?.label ?? path };
