@@ -251,6 +251,18 @@ describeOnTargets("Inference protection", ["memory", "sqlite", "postgres", "mari
     assert.equal((await guarded.run(having(9000))).data.length, 1);
   });
 
+  it("a group floor of 1: one Summary grouped by id reads every generalized balance exactly (the linter's GroupFloorOne); at the default floor, no group comes back", async () => {
+    const byId = { groupBy: { fields: ["id"], aggregateBy: [{ alias: "total", aggregator: "Sumation", field: "balance" }] }, orders: [{ sort: 1, field: "id", direction: "Ascending" }], page: { pageNumber: 1, pageSize: 40 } };
+    const open = await caller({ caps: { minGroupSize: 1 } });
+    const read = (await open.run(byId)).data.map((r) => Math.round(Number(r.total) * 100) / 100);
+    assert.deepEqual(read, rows.map((r) => Number(r.balance.toFixed(2))));
+    const findings = await engineWith({ lint: "off", caps: { minGroupSize: 1 } }).lintAsync();
+    assert.ok(findings.some((f) => f.code === "GroupFloorOne" && f.field === "balance" && f.severity === "error"));
+    const fixed = await caller({});
+    assert.deepEqual((await fixed.run(byId)).data, [], "every group of one row is below the floor");
+    assert.ok(!(await engineWith({ lint: "off" }).lintAsync()).some((f) => f.code === "GroupFloorOne"));
+  });
+
   it("a field that accepts a risk on its decorator keeps that use, and the trace says so", async () => {
     const guarded = await protectedCaller();
     const result = await guarded.run({ orders: [{ sort: 1, field: "nickname", direction: "Descending" }], page: { pageNumber: 1, pageSize: 40 } });
@@ -333,6 +345,20 @@ describe("Inference protection: configuration, dry run and boundaries", () => {
     const plainFields = new Map((await open.schemaAsync(CUSTOMERS, {}, await analystOf(open))).fields.map((f) => [f.path, f]));
     assert.ok(plainFields.get("email")!.features.includes("Order") && (plainFields.get("email")!.operators as string[]).includes("StartsWith"));
     assert.equal(plainFields.get("email")!.inference, null);
+  });
+
+  it("the linter predicts every attack above (error-level, on each attacked field and subject) and reports none of them once protection is on", async () => {
+    const findingsOf = async (options: QpPolicyOptionsInput) => {
+      const engine = engineWith({ lint: "off", ...options });
+      await analystOf(engine);
+      return (await engine.lintAsync()).filter((f) => f.severity === "error").map((f) => `${f.code} ${f.field} ${f.subject}`);
+    };
+    const open = await findingsOf({});
+    for (const [field, subject] of [["email", "everyone"], ["phone", "everyone"], ["address", "everyone"], ["balance", "everyone"], ["birthDate", "everyone"], ["name", "Role:analyst"]]) {
+      assert.ok(open.includes(`OrderableWhileHidden ${field} ${subject}`), `${field}: ${open.join("; ")}`);
+      assert.ok(open.includes(`ProbeableWhileHidden ${field} ${subject}`), `${field}: ${open.join("; ")}`);
+    }
+    assert.deepEqual(await findingsOf({ inferenceProtection: true }), []);
   });
 
   it("a dry run traces what it would refuse and refuses nothing", async () => {
