@@ -18,6 +18,12 @@ export interface QpAdminOptions {
   readonly writePolicy?: string;
   /** No authorization at all (something in front of the application authorizes); the policy names may then be omitted. */
   readonly allowAnonymousAccess?: boolean;
+  /**
+   * Refuse a rule upsert (409 RuleRejected, its findings listed) that introduces a linter finding
+   * of this severity or worse: "error", or "warning" (errors and warnings). Default: never; the
+   * response lists what it introduced either way (`lint`).
+   */
+  readonly refuseRuleFindings?: "error" | "warning" | null;
 }
 
 export interface QpAuditModuleOptions {
@@ -55,7 +61,7 @@ export interface QueryLibModuleOptions {
 }
 
 const moduleKeys = ["policies", "configure", "providers", "useDefaultEngine", "admin", "claims", "audit", "auditFailure", "authorizationPolicies", "dataSource"];
-const adminKeys = ["routePrefix", "readPolicy", "writePolicy", "allowAnonymousAccess"];
+const adminKeys = ["routePrefix", "readPolicy", "writePolicy", "allowAnonymousAccess", "refuseRuleFindings"];
 const auditKeys = ["sink", "interceptor"];
 
 export const defaultRoutePrefix = "/qp-admin";
@@ -79,6 +85,9 @@ export function checkAdminOptions(admin: unknown, policies: Readonly<Record<stri
   const options = admin as QpAdminOptions;
   normalizeRoutePrefix(options.routePrefix);
   if (options.allowAnonymousAccess !== undefined && typeof options.allowAnonymousAccess !== "boolean") throw new QpConfigurationError(`${where}.allowAnonymousAccess must be true or false`);
+  if (options.refuseRuleFindings !== undefined && options.refuseRuleFindings !== null && !["error", "warning"].includes(options.refuseRuleFindings)) {
+    throw new QpConfigurationError(`${where}.refuseRuleFindings must be "error", "warning" or null`);
+  }
   const anonymous = options.allowAnonymousAccess === true;
   for (const key of ["readPolicy", "writePolicy"] as const) {
     const name = options[key];

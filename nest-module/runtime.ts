@@ -17,6 +17,7 @@ export interface QpResolvedAdmin {
   readonly readPolicy: string | null;
   readonly writePolicy: string | null;
   readonly allowAnonymousAccess: boolean;
+  readonly refuseRuleFindings: "error" | "warning" | null;
 }
 
 export type QpAdminLevel = "read" | "write";
@@ -99,6 +100,7 @@ export class QpRuntime {
       readPolicy: admin.readPolicy || null,
       writePolicy: admin.writePolicy || null,
       allowAnonymousAccess: admin.allowAnonymousAccess === true,
+      refuseRuleFindings: admin.refuseRuleFindings ?? null,
     };
     return this.admin;
   }

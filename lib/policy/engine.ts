@@ -111,6 +111,21 @@ export class QpPolicyEngine {
     return lintPolicy(this.options, rules, lint);
   }
 
+  /**
+   * The findings a rule would introduce: those of the current rules with it written (a new id, or
+   * replacing its own) that the current rules alone do not have. Refused like a write when the
+   * rule itself is (RuleRejected).
+   */
+  async lintRuleAsync(input: QpRuleInput, lint: QpLintOptions = this.providers.lintOptions ?? {}): Promise<QpLintFinding[]> {
+    const candidate = normalizeRule(input, input?.id ?? "(new rule)", null);
+    checkRuleTarget(this.options, candidate);
+    const { rules } = await this.ruleStore.loadAsync();
+    const key = (f: QpLintFinding) => [f.code, f.entity, f.field, f.feature, f.subject, f.source].join("\u0000");
+    const before = new Set(lintPolicy(this.options, rules, lint).map(key));
+    const after = lintPolicy(this.options, [...rules.filter((r) => r.id !== candidate.id), candidate], lint);
+    return after.filter((f) => !before.has(key(f)));
+  }
+
   /** Rules, optionally for one subject ("Role:analyst", "Tenant:t-1", "Global"). */
   async listRulesAsync(subject?: string): Promise<QpRule[]> {
     const { rules } = await this.ruleStore.loadAsync();

@@ -43,13 +43,15 @@ export class RuleRequestDto {
   @IsOptional() @ValidateIf((_, value) => value !== null) @IsObject({ message: "mask must be an object { strategy, … } (QpMask options)" }) mask?: Record<string, unknown> | null;
   @IsOptional() @IsInt() priority?: number;
   @IsOptional() @ValidateIf((_, value) => value !== null) @MaxLength(400) @IsString() description?: string | null;
+  /** Read-only: the findings an earlier upsert answered with. Accepted so that a rule read back can be sent again; ignored. */
+  @IsOptional() lint?: unknown;
 }
 
 const members = new Map<Function, readonly string[]>([
   [SchemaRequestDto, ["entity", "paths", "depth"]],
   [ExplainRequestDto, ["entity", "field", "paths", "depth"]],
   [SimulateRequestDto, ["entity", "filter"]],
-  [RuleRequestDto, ["id", "subjectKind", "subject", "entity", "field", "features", "effect", "mask", "priority", "description"]],
+  [RuleRequestDto, ["id", "subjectKind", "subject", "entity", "field", "features", "effect", "mask", "priority", "description", "lint"]],
 ]);
 
 const enumMember = (value: unknown, names: readonly string[]) =>

@@ -5,6 +5,8 @@ import { Logger } from "@nestjs/common";
 import { LogicException, QpSubjectKind, type QpPolicyContext, type QpRule } from "../../lib/index.js";
 import { type QpClaimsOptions, getPolicyContextAsync } from "../claims.js";
 import { QpHttpError } from "../errors.js";
+import { findingLine } from "../../lib/policy/lint-policy.js";
+import { RuleRejected } from "../../lib/rules/rule.js";
 import type { QpAdminLevel, QpRuntime } from "../runtime.js";
 import { ExplainRequestDto, RuleRequestDto, SchemaRequestDto, SimulateRequestDto, readBody } from "./dto.js";
 
@@ -101,12 +103,20 @@ export class QpAdminHandlers {
     const dto = await readBody(RuleRequestDto, body);
     const context = await this.context(request);
     const changedBy = context.subjectsOf(QpSubjectKind.User)[0] ?? null;
-    const { rule, existed } = await storeWrite(async () => {
-      const existed = dto.id !== undefined && (await this.runtime.engine.listRulesAsync()).some((r) => r.id === dto.id);
-      const rule: QpRule = await this.runtime.engine.upsertRuleAsync(dto as never, changedBy ?? undefined);
-      return { rule, existed };
+    const { lint: _readOnly, ...input } = dto;
+    const refuse = this.runtime.admin?.refuseRuleFindings;
+    const { rule, existed, introduced } = await storeWrite(async () => {
+      // What the rule would add to the linter's findings (it reads the store): answered with the rule, or the reason it is refused.
+      const introduced = await this.runtime.engine.lintRuleAsync(input as never);
+      const blocking = refuse ? introduced.filter((f) => f.severity === "error" || (refuse === "warning" && f.severity === "warning")) : [];
+      if (blocking.length > 0) {
+        throw new QpHttpError(409, RuleRejected, `RuleRejected: the rule introduces ${blocking.length} linter finding(s) (refuseRuleFindings: ${refuse}): ${blocking.map(findingLine).join("; ")}`);
+      }
+      const existed = input.id !== undefined && (await this.runtime.engine.listRulesAsync()).some((r) => r.id === input.id);
+      const rule: QpRule = await this.runtime.engine.upsertRuleAsync(input as never, changedBy ?? undefined);
+      return { rule, existed, introduced };
     });
-    return { status: existed ? 200 : 201, body: rule };
+    return { status: existed ? 200 : 201, body: { ...rule, lint: introduced } };
   }
 
   async deleteRule(params: Record<string, unknown>): Promise<QpAdminReply> {

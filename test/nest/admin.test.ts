@@ -58,14 +58,40 @@ describe("querylib/nest admin API", function () {
       expect(member.status).to.equal(403);
     });
 
-    it("a rule that masks a field for a role shows up as that role's finding", async () => {
+    it("a rule that masks a field for a role: its upsert answers with the findings it introduces, GET /lint lists them, the rule read back can be sent again", async () => {
       const created = await writer("POST", "/qp-admin/rules", {
         id: "lint-mask", subjectKind: "Role", subject: "auditor", entity: "accounts", field: "name", features: 2, effect: "Mask", mask: { strategy: "Full" },
       });
-      expect(created.status, created.text).to.be.oneOf([200, 201]);
+      expect(created.status, created.text).to.equal(201);
+      const introduced = created.body.lint as { code: string; field: string; subject: string }[];
+      expect(introduced.map((f) => `${f.code} ${f.field} ${f.subject}`)).to.include.members(["OrderableWhileHidden name Role:auditor", "ProbeableWhileHidden name Role:auditor"]);
+      const again = await writer("POST", "/qp-admin/rules", { ...created.body, changedBy: undefined, changedAt: undefined });
+      expect(again.status, again.text).to.equal(200);
+      expect(again.body.lint, "replacing a rule with itself introduces nothing").to.deep.equal([]);
       const findings = (await reader("GET", "/qp-admin/lint")).body as { code: string; field: string; subject: string; source: string }[];
       expect(findings.some((f) => f.code === "OrderableWhileHidden" && f.field === "name" && f.subject === "Role:auditor" && f.source === "rule lint-mask")).to.equal(true);
       expect((await writer("DELETE", "/qp-admin/rules/lint-mask")).status).to.equal(204);
+    });
+  });
+
+  describe("refuseRuleFindings", () => {
+    let strict: TestApp;
+    before(async () => {
+      strict = await startTestApp({ module: { admin: { routePrefix: "/qp-admin", readPolicy: "reader", writePolicy: "writer", refuseRuleFindings: "error" } } });
+    });
+    after(() => strict.close());
+
+    it("refuses a rule that introduces an error-level finding with 409 RuleRejected naming it, and writes nothing; a harmless rule passes", async () => {
+      const mask = { id: "strict-mask", subjectKind: "Role", subject: "auditor", entity: "accounts", field: "name", features: 2, effect: "Mask", mask: { strategy: "Full" } };
+      const refused = await call(strict.url, "POST", "/qp-admin/rules", { claims: callers.writer, body: mask });
+      expect(refused.status, refused.text).to.equal(409);
+      expect(refused.body.code).to.equal("RuleRejected");
+      expect(refused.body.message).to.match(/OrderableWhileHidden at accounts\.name/);
+      expect((await call(strict.url, "GET", "/qp-admin/rules", { claims: callers.reader })).body).to.deep.equal([]);
+      const deny = await call(strict.url, "POST", "/qp-admin/rules", { claims: callers.writer, body: { ...mask, id: "strict-deny", features: 63, effect: "Deny", mask: undefined } });
+      expect(deny.status, deny.text).to.equal(201);
+      expect(deny.body.lint).to.deep.equal([]);
+      expect((await call(strict.url, "DELETE", "/qp-admin/rules/strict-deny", { claims: callers.writer })).status).to.equal(204);
     });
   });
 
