@@ -5,7 +5,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseFi
 import { DataSource, type ObjectLiteral, type Repository } from "typeorm";
 import { LogicException, QpSubjectKind, UnknownEntity, parseFilter, parseSegment, parseSummary } from "../lib/index.js";
 import { QpAuditEventRecord, QpExceptionFilter, QpHttpError, QueryLibService, requireJsonObject } from "../nest-module/index.js";
-import { AdminRoleGuard, devUsers } from "./auth.js";
+import { AdminRoleGuard, canReadPolicies, devUsers } from "./auth.js";
 import { devHostNotice } from "./dev-mode.js";
 import { publicNames } from "./domain/entities.js";
 
@@ -50,6 +50,7 @@ export class QueryController {
         "POST /api/{entity}/segment  body: Segment",
         "POST /api/{entity}/summary  body: Summary",
         "GET  /api/me                who you are to the policy layer",
+        "GET  /api/policy-health     the policy linter's findings, for callers who may read the admin API (else null)",
         "GET  /api/audit             the audit trail of your tenant (admins)",
         "POST /qp-admin/schema | /explain | /simulate, GET /qp-admin/rules | /health, POST /qp-admin/rules, DELETE /qp-admin/rules/{id}",
       ],
@@ -62,6 +63,15 @@ export class QueryController {
   async me(@Req() request: { user?: unknown }) {
     const context = await this.querylib.getPolicyContextAsync(request);
     return { user: request.user, subjects: context.subjects, values: Object.fromEntries(context.values) };
+  }
+
+  /**
+   * The filter page's "Policy health" panel: the linter's findings (GET /qp-admin/lint's), or
+   * null for a caller the admin API's read policy would refuse, so the page asks without a 403.
+   */
+  @Get("policy-health")
+  async policyHealth(@Req() request: { user?: unknown; method?: string; path?: string }) {
+    return { findings: canReadPolicies(request) ? await this.querylib.engine.lintAsync() : null };
   }
 
   @Post(":entity/filter") @HttpCode(200)

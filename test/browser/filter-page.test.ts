@@ -157,6 +157,21 @@ describe("filter page (Chromium)", function () {
     expect(await page.locator("#editor .chip.unavailable").count()).to.equal(0);
   });
 
+  check("Policy health: an admin sees the linter's findings (no error: the sample follows its own advice); support, without the admin read policy, sees no panel", async () => {
+    await page.waitForFunction(() => document.body.dataset.health === "shown");
+    const health = page.locator("#health .health");
+    expect(await health.getAttribute("data-errors")).to.equal("0");
+    expect(await health.locator(".health-summary").innerText()).to.equal("The policy linter: 0 errors, 4 warnings, 2 info.");
+    await health.locator("summary").click();
+    const total = health.locator("li[data-code=OrderableWhileHidden][data-field='orders.total']");
+    expect(await total.innerText()).to.match(/its decorator accepts the Order risk/);
+    await ui.asCaller("dev-cleo");
+    await page.waitForFunction(() => document.body.dataset.health === "none");
+    expect(await page.locator("#health .health").count()).to.equal(0);
+    await ui.asCaller("dev-ada");
+    await page.waitForFunction(() => document.body.dataset.health === "shown");
+  });
+
   check("shows a policy error's code and message next to the condition it is about", async () => {
     await ui.onEntity("employees");
     const condition = await ui.addCondition(ui.rootGroup(), { field: "salary", operator: "GreaterThan", values: ["100000"] });

@@ -9,6 +9,7 @@ import { modeEditor } from "./modes.js";
 import { resultsView } from "./results.js";
 import { Schema } from "./schema.js";
 import { traceView } from "./trace.js";
+import { healthView } from "./health.js";
 
 const $ = (id) => document.getElementById(id);
 const page = document.body.dataset;
@@ -22,7 +23,9 @@ const state = {
   output: null,
   error: null,
   loadingNode: null,
-  schemaSeq: 0, runSeq: 0,
+  /** The linter's findings when this caller may read the admin API, else null (no panel). */
+  health: null,
+  schemaSeq: 0, runSeq: 0, healthSeq: 0,
 };
 
 const query = () => state.queries[state.mode];
@@ -72,6 +75,25 @@ function renderOutput() {
   const out = state.output;
   replaceChildren($("results"), out ? resultsView(out.result, { requested: out.requested, schema: state.schema, mode: out.mode, onPage: goToPage }) : null);
   replaceChildren($("trace"), out ? traceView(out.result.policy, state.schema) : null);
+}
+
+function renderHealth() {
+  replaceChildren($("health"), healthView(state.health));
+}
+
+/** Policy health for this caller: shown when it may read the admin API, absent otherwise. */
+async function loadHealth() {
+  const seq = ++state.healthSeq;
+  let findings = null;
+  try {
+    ({ findings } = await api.policyHealth(state.token));
+  } catch {
+    findings = null;
+  }
+  if (seq !== state.healthSeq) return;
+  state.health = findings;
+  page.health = findings ? "shown" : "none";
+  renderHealth();
 }
 
 function renderModes() {
@@ -233,6 +255,7 @@ async function start() {
 
   caller.addEventListener("change", () => {
     state.token = caller.value;
+    void loadHealth();
     // Same query, new caller: what this caller may not use shows as unavailable.
     void loadSchema(state.schema ? [...state.schema.opened] : []);
   });
@@ -260,6 +283,7 @@ async function start() {
       void run();
     }
   });
+  void loadHealth();
   await loadSchema([]);
 }
 
