@@ -150,6 +150,11 @@ function lintEntity(entity: string, target: Function, options: QpPolicyOptions, 
       at("NavigationIntoScopedEntity", "info", name, null, scopedBy, `${entity} is not scoped but reaches ${reached.name}, which is (${scopedBy}): guarded queries refuse every path through ${name} (its rows would escape the scope)`, `scope ${entity} too, or hide ${name} (QpDenied) so the schema does not suggest it`);
     }
   }
+  // Each required filter is a condition of the caller's: more of them than MaxConditions can never all be sent.
+  const required = [...policy.members.values()].filter((m) => m.attributes.some((a) => a.kind === "requireWhere"));
+  if (required.length > options.caps.maxConditions) {
+    at("RequiredFilterUnusable", "error", null, "Where", "options.caps.maxConditions", `${entity} requires ${required.length} filters (${required.map((m) => m.alias ?? m.property).join(", ")}) but MaxConditions is ${options.caps.maxConditions}: every guarded query on it is refused`, `raise caps.maxConditions to ${required.length} or more, or require fewer filters`);
+  }
   if (decorated && !policy.requirePolicy) {
     at("PolicyNotRequired", "warning", null, null, `${target.name}'s Qp decorators`, `${entity} carries policy decorators but not QpEntity({ requirePolicy: true }): the unguarded functions (toListAsync, filter, …) read it with no policy at all`, `add @QpEntity({ requirePolicy: true }) to ${target.name}`);
   }

@@ -120,6 +120,12 @@ function expectNone(findings: readonly QpLintFinding[], code: string, field?: st
   @QpRequireWhere({ operators: [Operator.In] }) @QpOperators({ allow: [Operator.Equal] }) @Column({ type: "int" }) region!: number;
 }
 @QpEntity({ requirePolicy: true })
+@Entity("lint_required_twice") class RequiredTwice {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpRequireWhere() @Column({ type: "int" }) region!: number;
+  @QpRequireWhere() @Column({ type: "int" }) zone!: number;
+}
+@QpEntity({ requirePolicy: true })
 @Entity("lint_sealed") class Sealed {
   @PrimaryColumn({ type: "int" }) id!: number;
   @QpDenied() @Column({ type: "varchar", length: 20 }) ssn!: string;
@@ -231,6 +237,10 @@ describe("Policy linter: a corpus of misconfigurations, each with its exact find
   it("28 a required filter whose operators QpOperators forbids: RequiredFilterUnusable", () => {
     expectFinding(lint(RequiredOps), { code: "RequiredFilterUnusable", field: "region", why: /In, none of which/ });
   });
+  it("28b more required filters than MaxConditions: RequiredFilterUnusable, by the cap", () => {
+    expectFinding(lint(RequiredTwice, { caps: { maxConditions: 1 } }), { code: "RequiredFilterUnusable", severity: "error", field: null, source: "options.caps.maxConditions", why: /requires 2 filters \(region, zone\) but MaxConditions is 1/ });
+    expectNone(lint(RequiredTwice), "RequiredFilterUnusable");
+  });
   it("29 an unscoped entity reaching a scoped one: NavigationIntoScopedEntity, info", () => {
     expectFinding(lint(Catalogue, {}, [], {}, [[TenantRow, "tenant_rows"]]), { code: "NavigationIntoScopedEntity", severity: "info", field: "rows", entity: THINGS, source: "QpForceWhere on TenantRow.tenantId" });
   });
@@ -308,5 +318,12 @@ describe("Policy linter: each configuration error it predicts happens, and stops
     const opsRows = [Object.assign(new RequiredOps(), { id: 1, region: 3 })];
     await expectPolicyError(() => applyPolicy(opsRows, context).toList({ conditionGroup: { connector: "And", conditions: [{ sort: 1, field: "region", operator: "Equal", dataType: "Number", values: [3] }] } }), PolicyErrorCode.RequiredFilterMissing);
     await expectPolicyError(() => applyPolicy(opsRows, context).toList({ conditionGroup: { connector: "And", conditions: [{ sort: 1, field: "region", operator: "In", dataType: "Number", values: [3] }] } }), PolicyErrorCode.OperatorNotAllowed);
+    // The cap: two required filters under MaxConditions 1 can never both be sent; at 2 they can.
+    const twice = [Object.assign(new RequiredTwice(), { id: 1, region: 3, zone: 4 })];
+    const both = { conditionGroup: { connector: "And", conditions: ["region", "zone"].map((field, i) => ({ sort: i + 1, field, operator: "Equal", dataType: "Number", values: [field === "region" ? 3 : 4] })) } };
+    const capped = await new QpPolicyEngine({ lint: "off", caps: { maxConditions: 1 } }).prepareAsync(new QpPolicyContext());
+    await expectPolicyError(() => applyPolicy(twice, capped).toList(both), PolicyErrorCode.CapExceeded);
+    const fixed = await new QpPolicyEngine({ lint: "off", caps: { maxConditions: 2 } }).prepareAsync(new QpPolicyContext());
+    assert.deepEqual((await applyPolicy(twice, fixed).toList(both) as { data: { id: number }[] }).data.map((r) => r.id), [1]);
   });
 });
