@@ -56,10 +56,9 @@ function engineWith(options: QpPolicyOptionsInput): QpPolicyEngine {
   return new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(InfCustomer, CUSTOMERS), ...options });
 }
 
-async function analystOf(engine: QpPolicyEngine): Promise<QpPolicyContext> {
+async function analystOf(engine: QpPolicyEngine, mask: { strategy: MaskStrategy; keepStart?: number } = { strategy: MaskStrategy.Partial, keepStart: 1 }): Promise<QpPolicyContext> {
   await engine.upsertRuleAsync({
-    subjectKind: QpSubjectKind.Role, subject: "analyst", entity: CUSTOMERS, field: "name", features: PolicyFeature.Select, effect: PolicyEffect.Mask,
-    mask: { strategy: MaskStrategy.Partial, keepStart: 1 },
+    subjectKind: QpSubjectKind.Role, subject: "analyst", entity: CUSTOMERS, field: "name", features: PolicyFeature.Select, effect: PolicyEffect.Mask, mask,
   });
   return engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "analyst"));
 }
@@ -137,8 +136,8 @@ describeOnTargets("Inference protection", ["memory", "sqlite", "postgres", "mari
 }, (targetName, dataSource) => {
   const source = () => (targetName === "memory" ? rows.map((r) => Object.assign(new InfCustomer(), r)) : (dataSource() as DataSource).getRepository(InfCustomer));
 
-  async function caller(options: QpPolicyOptionsInput) {
-    const context = await analystOf(engineWith(options));
+  async function caller(options: QpPolicyOptionsInput, mask?: { strategy: MaskStrategy }) {
+    const context = await analystOf(engineWith({ hashSalt: "inference-test-salt-0123", ...options }), mask);
     const run = (shape: Shape) => applyPolicy(source() as never, context).toListAsync(shape) as unknown as Promise<Result>;
     const matches: Oracle = async (...conditions) => (await run(about(...conditions))).totalCount > 0;
     let requests = 0;
@@ -208,6 +207,15 @@ describeOnTargets("Inference protection", ["memory", "sqlite", "postgres", "mari
     const year = Number(target.birthDate.slice(0, 4));
     assert.equal(await guarded.matches(cond("birthDate", "Between", [`${year}-01-01`, `${year + 1}-01-01`], "Date")), true);
     await expectPolicyError(() => guarded.matches(cond("birthDate", "GreaterThanOrEqual", [`${year}-07-01`], "Date")), PolicyErrorCode.RangeOffBoundary);
+  });
+
+  it("a name hashed by a runtime rule: StartsWith still reads it letter by letter; protected, OperatorNotAllowed", async () => {
+    const open = await caller({}, { strategy: MaskStrategy.Hash });
+    assert.match(String((await open.run(about())).data[0]!.name), /^[0-9a-f]{32}$/, "shown as a keyed hash");
+    assert.equal(await readByPrefix(open.matches, "name", target.name.length), target.name);
+    const guarded = await caller({ inferenceProtection: true }, { strategy: MaskStrategy.Hash });
+    await expectPolicyError(() => readByPrefix(guarded.matches, "name", 3), PolicyErrorCode.OperatorNotAllowed);
+    assert.equal(await guarded.matches(cond("name", "Equal", [target.name])), true, "an equality is one guess");
   });
 
   it("ranking by ORDER BY: the true order of masked and generalized fields; protected, dropped (Convenience) or refused (Strict)", async () => {
