@@ -24,15 +24,24 @@ export interface PolicyDiagnostic {
   readonly transforms?: readonly TransformStep[];
   /** The member used, when the use is a field's: an audited member's use is an audit event. */
   readonly member?: PolicyMember;
+  /** Its trace entry, once made (traceEntryOf). */
+  entry?: PolicyTraceEntry;
 }
 
-/** The trace entry of one diagnostic. */
+/**
+ * The trace entry of one diagnostic, made once and kept on it: the default projection's
+ * diagnostics are replayed by every request of a caller (sanitize.ts), and a sanitized trace is
+ * never handed out as it is (copyTrace), so entries may be shared. (A WeakMap here cost a third of
+ * a new shape's sanitizing: every request's fresh diagnostics went through its ephemeron table.)
+ */
 export function traceEntryOf(d: PolicyDiagnostic): PolicyTraceEntry {
-  return {
+  if (d.entry) return d.entry;
+  const made: { -readonly [K in keyof PolicyTraceEntry]: PolicyTraceEntry[K] } = {
     field: d.field, feature: d.feature, action: d.action, level: d.level, source: d.source, enforced: d.enforced,
-    ...(d.reason ? { reason: d.reason } : {}),
-    ...(d.transforms ? { transforms: d.transforms.map((t) => ({ action: t.action, source: t.source })) } : {}),
   };
+  if (d.reason) made.reason = d.reason;
+  if (d.transforms) made.transforms = d.transforms.map((t) => ({ action: t.action, source: t.source }));
+  return (d.entry = made);
 }
 
 /** Whether a member is marked QpAudit for the feature (named as in the trace). */
@@ -43,10 +52,11 @@ function audited(member: PolicyMember, feature: string): boolean {
 
 /** The audit events of a request's diagnostics: one per use of a member audited for that use's feature, all at one time. */
 export function auditEventsOf(diagnostics: readonly PolicyDiagnostic[], entity: string, subjects: readonly QpSubject[]): QpAuditEvent[] {
-  const at = new Date().toISOString();
+  let at: string | null = null; // made once, and only when there is an event
   const events: QpAuditEvent[] = [];
   for (const d of diagnostics) {
-    if (d.member && audited(d.member, d.feature)) events.push({ at, entity, field: d.field, feature: d.feature, action: d.action, subjects, enforced: d.enforced });
+    if (!d.member?.policy || !audited(d.member, d.feature)) continue;
+    events.push({ at: (at ??= new Date().toISOString()), entity, field: d.field, feature: d.feature, action: d.action, subjects, enforced: d.enforced });
   }
   return events;
 }
