@@ -2,24 +2,15 @@
 // the sanitizer as it decides, in the order it decides. A request's trace entries and its audit
 // events are both derived from this one list, here and nowhere else, so they cannot disagree;
 // a dry run collects what it would have refused (enforced: false) instead of throwing.
-import { PolicyFeature, type PolicyAction, type PolicyLevel } from "../shapes/policy-enums.js";
+import { PolicyFeature } from "../shapes/policy-enums.js";
 import type { QpAuditEvent } from "./audit.js";
 import type { QpSubject } from "./context.js";
 import type { PolicyMember } from "./references.js";
 import type { PolicyTraceEntry } from "./trace.js";
 import type { TransformStep } from "./transform-actions.js";
 
-export interface PolicyDiagnostic {
-  /** The public path as the caller sees it, or the request-wide step ("page", "conditions", …). */
-  readonly field: string;
-  /** Where, Select, Order, Group, Aggregate, Segment; "Page" and "Query" for request-wide steps. */
-  readonly feature: string;
-  readonly action: PolicyAction;
-  readonly level: PolicyLevel | null;
-  readonly source: string;
-  /** false only in dry run, for an action that would have been taken. */
-  readonly enforced: boolean;
-  readonly reason?: string;
+/** A trace entry's facts (trace.ts), with the steps and the member they came from. */
+export interface PolicyDiagnostic extends Omit<PolicyTraceEntry, "transforms"> {
   /** The steps of a transformed member's chain, for its Select entry. */
   readonly transforms?: readonly TransformStep[];
   /** The member used, when the use is a field's: an audited member's use is an audit event. */
@@ -31,8 +22,7 @@ export interface PolicyDiagnostic {
 /**
  * The trace entry of one diagnostic, made once and kept on it: the default projection's
  * diagnostics are replayed by every request of a caller (sanitize.ts), and a sanitized trace is
- * never handed out as it is (copyTrace), so entries may be shared. (A WeakMap here cost a third of
- * a new shape's sanitizing: every request's fresh diagnostics went through its ephemeron table.)
+ * never handed out as it is (copyTrace), so entries may be shared.
  */
 export function traceEntryOf(d: PolicyDiagnostic): PolicyTraceEntry {
   if (d.entry) return d.entry;
