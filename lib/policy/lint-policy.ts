@@ -6,8 +6,7 @@
 // one field live in lint-fields.ts; those of forced predicates, entities and rules here.
 import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
 import { type MemberScope, modelOfClass } from "../model/entity-model.js";
-import { CompiledRules } from "../rules/compiled-rules.js";
-import { ruleTarget } from "../rules/compiled-rules.js";
+import { CompiledRules, ruleTarget } from "../rules/compiled-rules.js";
 import type { QpRule } from "../rules/rule.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import { Operator } from "../shapes/enums.js";
@@ -103,6 +102,8 @@ const pinning = Object.values(Operator).filter((op) => operatorTable[op].pinsVal
 function lintEntity(entity: string, target: Function, options: QpPolicyOptions, lint: QpLintOptions, add: (f: QpLintFinding) => void): void {
   const model = modelOfClass(target);
   const policy = classPolicyOf(target);
+  // A required filter is unusable when the attributes alone (no rule) seal its field against Where.
+  const attributesOnly = new DecisionTable(new CompiledRules({ epoch: "lint", version: 0, rules: [] }, options.entities), new QpPolicyContext());
   const at = (code: string, severity: QpLintSeverity, field: string | null, feature: string | null, source: string, why: string, fix: string) =>
     add({ code, severity, entity, field, feature, subject: "everyone", source, why, fix });
   let decorated = false;
@@ -126,12 +127,12 @@ function lintEntity(entity: string, target: Function, options: QpPolicyOptions, 
         }
       }
       if (attribute.kind === "requireWhere") {
-        const everyone = new DecisionTable(new CompiledRules({ epoch: "lint", version: 0, rules: [] }, options.entities), new QpPolicyContext());
         const step = column && column !== "ambiguous" ? policyMember(target, model.scope, column) : null;
+        const where = step ? attributesOnly.decide(step, PolicyFeature.Where) : null;
         const operatorLimit = member.attributes.find((a) => a.kind === "operators");
         const allowed = operatorLimit && operatorLimit.kind === "operators" ? (operatorLimit.allow ?? Object.values(Operator)).filter((op) => !operatorLimit.deny.includes(op)) : Object.values(Operator);
         const required = attribute.operators ?? pinning;
-        if (step && everyone.decide(step, PolicyFeature.Where).level === PolicyLevel.SealedAttribute && everyone.decide(step, PolicyFeature.Where).effect === PolicyEffect.Deny) {
+        if (where && where.level === PolicyLevel.SealedAttribute && where.effect === PolicyEffect.Deny) {
           at("RequiredFilterUnusable", "error", name, "Where", source, `${name} is required in every filter but sealed against Where: every guarded query on ${entity} is refused`, `drop QpRequireWhere or the Where denial on ${name}`);
         } else if (!required.some((op) => allowed.includes(op))) {
           at("RequiredFilterUnusable", "error", name, "Where", source, `${name} must be filtered with ${required.join(", ")}, none of which its QpOperators allows: every guarded query on ${entity} is refused`, "allow one of the required operators");
