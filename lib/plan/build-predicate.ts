@@ -38,10 +38,12 @@ export function buildPredicate(root: EntityModel, group: ConditionGroup, where: 
 }
 
 export function buildCondition(root: EntityModel, condition: Condition, where: string, lookup: PathLookup = declaredPaths): Predicate {
-  if (condition.field === null || condition.field.trim() === "") fail(Codes.InvalidField, "the condition has no field", `${where}.field`);
-  const path = requirePath(lookup, root, condition.field, `${where}.field`);
-  const spelled = lookup.spelling(path, `${where}.field`);
-  const column = requireColumn(path, `${where}.field`, spelled);
+  const at = `${where}.field`;
+  if (condition.field === null || condition.field.trim() === "") fail(Codes.InvalidField, "the condition has no field", at);
+  const path = requirePath(lookup, root, condition.field, at);
+  // The caller's spelling is asked for only by an error message (the hot path builds none).
+  const spelled = () => lookup.spelling(path, at);
+  const column = path.end.kind === "column" ? path.end.column : requireColumn(path, at, spelled());
   checkArity(condition.operator, condition.values.length, `${where}.values`);
   // Contains/StartsWith/EndsWith on an Enum match its text: the needle stays text.
   const valueType = condition.dataType === DataType.Enum && /Contains|StartsWith|EndsWith/.test(condition.operator) ? DataType.Text : condition.dataType;

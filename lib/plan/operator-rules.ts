@@ -41,9 +41,10 @@ export function checkCombination(dataType: DataType, operator: Op, where: string
   }
 }
 
-export function checkFieldKind(dataType: DataType, kind: FieldKind, field: string, where: string): void {
+/** `field`: the field as the message names it, or a function giving it (made only on failure). */
+export function checkFieldKind(dataType: DataType, kind: FieldKind, field: string | (() => string), where: string): void {
   if (!fittingKinds[dataType].includes(kind)) {
-    fail(Codes.DataTypeDoesNotMatchField, `DataType ${dataType} does not fit "${field}" (a ${kind} field)`, where);
+    fail(Codes.DataTypeDoesNotMatchField, `DataType ${dataType} does not fit "${typeof field === "function" ? field() : field}" (a ${kind} field)`, where);
   }
 }
 
