@@ -1,6 +1,7 @@
 // querylib/nest: QueryLibModule, QueryLibService, the admin API, the claims adapter and audit.
 export { QueryLibModule, type QueryLibModuleAsyncOptions, type QueryLibModuleForRootOptions } from "./querylib.module.js";
 export { QueryLibService } from "./querylib.service.js";
+export { QpFilter, QpSegment, QpSummary, QpContext, QpShapePipe, QpContextPipe } from "./params.js";
 export type { QueryLibModuleOptions, QpAdminOptions, QpAuditModuleOptions, QpAuthorizationPolicy } from "./options.js";
 export { mapQpPolicyAdmin, QpPolicyAdminRoutes } from "./admin/map.js";
 export { createAdminController, QpAdminGuard } from "./admin/controller.js";
