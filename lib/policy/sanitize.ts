@@ -83,7 +83,7 @@ export class Sanitizer {
   readonly placements = new Placements();
   /** The real path of each caller condition's field (required conditions are looked for among them). */
   private readonly canonicalFields = new Map<Condition, string>();
-  /** Set when a decision read values (protectedCondition): the result is not reusable for other values. */
+  /** Set when a decision read values (an In list's length, a range's boundaries): the result is not reusable for other values. */
   private readValues = false;
   /** The page a guard injects when the request has none. */
   private injectedPage: PageBy | null = null;
@@ -269,12 +269,12 @@ export class Sanitizer {
   private protectedCondition(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string): void {
     const decision = { level: null, source: guard.source };
     const { operator, values } = condition;
-    this.readValues = true;
     if (guard.operators && !guard.operators.includes(operator)) {
       const why = `${operator} is not allowed on ${field}: it is shown transformed and inference protection allows ${guard.operators.join(", ")}`;
       this.refuse(PolicyErrorCode.OperatorNotAllowed, why, `${where}.operator`, field, feature, decision);
     } else if (!guard.operators) this.noteAccepted(field, feature, guard, InferenceRisk.Operators, !equalityOperators.includes(operator));
     if (operatorTable[operator].listValued) {
+      this.readValues = true; // the list's length
       if (guard.maxInValues !== null && values.length > guard.maxInValues) {
         const why = `${values.length} values in one ${operator} list on ${field}; MaxProtectedInValues is ${guard.maxInValues} (inference protection: ${field} is shown transformed)`;
         this.refuse(PolicyErrorCode.CapExceeded, why, `${where}.values`, field, feature, decision);
@@ -282,6 +282,7 @@ export class Sanitizer {
     }
     if (!rangeOperators.includes(operator)) return;
     if (guard.boundaries) {
+      this.readValues = true; // the range's values
       values.forEach((value, i) => {
         if (onBoundary(toToken(value), condition.dataType, guard.boundaries!) !== false) return;
         const why = `${field} ${operator} ${toToken(value)}: ${field} is shown generalized, so a range on it must use its boundaries (${guard.boundaryText})`;

@@ -166,6 +166,16 @@ describeOnTargets("Inference protection", ["memory", "sqlite", "postgres", "mari
     const short = rows.slice(0, 10).map((r) => r.email);
     for (let i = 0; i < 2; i++) await guarded.matches(cond("email", "In", short));
     await expectPolicyError(() => guarded.matches(cond("email", "In", dictionary(rows.map((r) => r.email)))), PolicyErrorCode.CapExceeded);
+    // A decision that reads no value (Equal) is still reused by requests of its shape; one that does (an In list) never is.
+    const shapes = QpPolicyEngine.of(guarded.context).caches.shapes;
+    for (let i = 0; i < 2; i++) await guarded.matches(cond("email", "Equal", [rows[0]!.email]));
+    const before = shapes.stats.hits;
+    await guarded.matches(cond("email", "Equal", [rows[1]!.email]));
+    assert.equal(shapes.stats.hits - before, targetName === "memory" ? 0 : 1, "the Equal shape was reused");
+    for (let i = 0; i < 2; i++) await guarded.matches(cond("email", "In", rows.slice(2, 5).map((r) => r.email)));
+    const listHits = shapes.stats.hits;
+    await guarded.matches(cond("email", "In", rows.slice(5, 8).map((r) => r.email)));
+    assert.equal(shapes.stats.hits, listHits, "an In list's shape is never reused");
     // What remains is a brute force: ten guesses a request.
     assert.equal(await guarded.matches(cond("email", "In", rows.slice(0, 10).map((r) => r.email))), true);
     assert.equal(await guarded.matches(cond("email", "Equal", [target.email])), true);
