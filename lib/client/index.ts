@@ -3,7 +3,7 @@
 // the enums, and small typed builders. Everything they build is ordinary JSON that the server
 // parses as it parses any request (the server keeps checking everything).
 import { Aggregator, Connector, DataType, Direction, Intersection, Operator } from "../shapes/enums.js";
-import type { AggregateBy, Condition, ConditionGroup, ConditionSet, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
+import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 
 export { Aggregator, Connector, DataType, Direction, Intersection, Operator };
 export type { AggregateBy, Condition, ConditionGroup, ConditionSet, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";

@@ -4,7 +4,6 @@
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpPolicyContext, type QpPolicyProviders } from "./context.js";
 import type { DataSource } from "typeorm";
-import type { Filter } from "../shapes/shapes.js";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
 import { sanitize } from "./sanitize-request.js";
 import { copyTrace } from "./trace.js";

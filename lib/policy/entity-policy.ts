@@ -3,6 +3,9 @@
 import { type QpAttribute, qpRegistry } from "../registry/qp-registry.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { MemberScope } from "../model/entity-model.js";
+import { type FieldKind, dataTypeOfKind } from "../model/field-kind.js";
+import { Operator } from "../shapes/enums.js";
+import { operatorsOf } from "../shapes/operator-table.js";
 
 export interface MemberPolicy {
   readonly owner: Function;
@@ -62,4 +65,25 @@ export function forcedSourceOf(target: Function): string | null {
     if (forced) return describeSource(forced, member);
   }
   return null;
+}
+
+/** The operators one QpOperators allows. */
+export const operatorsAllowedBy = (attribute: Extract<QpAttribute, { kind: "operators" }>): Operator[] =>
+  (attribute.allow ?? Object.values(Operator)).filter((op) => !attribute.deny.includes(op));
+
+/** The operators a member's QpOperators allow (all of them without one; several intersect). */
+export function operatorLimitOf(policy: MemberPolicy | undefined): Operator[] {
+  let allowed = Object.values(Operator);
+  for (const attribute of policy?.attributes ?? []) {
+    if (attribute.kind === "operators") allowed = allowed.filter((op) => operatorsAllowedBy(attribute).includes(op));
+  }
+  return allowed;
+}
+
+/** The operators a condition on a value column may use: those of its DataType that its QpOperators allow (the schema's and the linter's list). */
+export function whereOperatorsOf(policy: MemberPolicy | undefined, fieldKind: FieldKind): Operator[] {
+  const dataType = dataTypeOfKind[fieldKind];
+  if (!dataType) return [];
+  const limit = operatorLimitOf(policy);
+  return [...operatorsOf[dataType]].filter((op) => limit.includes(op));
 }

@@ -7,7 +7,6 @@ import { PlanCache, digestOf } from "../api/plan-cache.js";
 import type { PreparedShape } from "../api/run-shape.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
-import type { ParsedShape } from "../api/run-shape.js";
 import type { QpAuditEvent } from "./audit.js";
 import type { DecisionTable } from "./decision-table.js";
 import type { SanitizeResult } from "./sanitize.js";

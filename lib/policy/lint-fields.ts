@@ -4,9 +4,8 @@
 // under a floor of 1, or sum past a floor that does not stop differencing.
 import { PolicyEffect, PolicyFeature } from "../shapes/policy-enums.js";
 import { Aggregator, Operator } from "../shapes/enums.js";
-import { dataTypeOfKind } from "../model/field-kind.js";
-import { supportedOperators } from "../plan/operator-rules.js";
 import type { DecisionTable } from "./decision-table.js";
+import { whereOperatorsOf } from "./entity-policy.js";
 import { equalityOperators, inferenceGuardOf, rangeOperators } from "./inference.js";
 import type { QpLintFinding } from "./lint-policy.js";
 import type { QpPolicyOptions } from "./options.js";
@@ -22,15 +21,6 @@ export interface FieldToLint {
   readonly options: QpPolicyOptions;
 }
 
-/** The operators a condition on the member may use, for its data type and its QpOperators. */
-function whereOperators(member: PolicyMember): Operator[] {
-  if (member.member.kind !== "column") return [];
-  const dataType = dataTypeOfKind[member.member.fieldKind];
-  if (!dataType) return [];
-  const limit = member.policy?.attributes.find((a) => a.kind === "operators");
-  const all = [...supportedOperators[dataType]];
-  return limit && limit.kind === "operators" ? all.filter((op) => (limit.allow ?? all).includes(op) && !limit.deny.includes(op)) : all;
-}
 
 const sums = [Aggregator.Sumation, Aggregator.Average];
 
@@ -55,7 +45,7 @@ export function lintField(f: FieldToLint, add: (finding: QpLintFinding) => void)
     at("OrderableWhileHidden", hidden || !guard ? "error" : "warning", "Order", source, `${what}, yet orderable: ORDER BY ranks its stored values exactly${accepted("Order")}`, fixFor("Order", `QpNoOrder on ${f.path}`));
   }
   if (!allowed(PolicyFeature.Where)) return floorChecks();
-  const operators = whereOperators(member);
+  const operators = member.member.kind === "column" ? whereOperatorsOf(member.policy, member.member.fieldKind) : [];
   const permitted = guard?.operators ? operators.filter((op) => guard.operators!.includes(op)) : operators;
   // Probing: anything but equality reads stored values piece by piece (StartsWith letter by letter, ranges by bisection).
   const probes = permitted.filter((op) => !equalityOperators.includes(op) && !(guard?.boundaries && rangeOperators.includes(op)));

@@ -12,7 +12,7 @@ import { operators as operatorTable } from "../shapes/operator-table.js";
 import { Operator } from "../shapes/enums.js";
 import { QpPolicyContext } from "./context.js";
 import { DecisionTable } from "./decision-table.js";
-import { classPolicyOf, describeSource, forcedSourceOf } from "./entity-policy.js";
+import { classPolicyOf, describeSource, forcedSourceOf, operatorLimitOf } from "./entity-policy.js";
 import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
 import { policyMember } from "./references.js";
 import { lintField } from "./lint-fields.js";
@@ -129,8 +129,7 @@ function lintEntity(entity: string, target: Function, options: QpPolicyOptions, 
       if (attribute.kind === "requireWhere") {
         const step = column && column !== "ambiguous" ? policyMember(target, model.scope, column) : null;
         const where = step ? attributesOnly.decide(step, PolicyFeature.Where) : null;
-        const operatorLimit = member.attributes.find((a) => a.kind === "operators");
-        const allowed = operatorLimit && operatorLimit.kind === "operators" ? (operatorLimit.allow ?? Object.values(Operator)).filter((op) => !operatorLimit.deny.includes(op)) : Object.values(Operator);
+        const allowed = operatorLimitOf(member);
         const required = attribute.operators ?? pinning;
         if (where && where.level === PolicyLevel.SealedAttribute && where.effect === PolicyEffect.Deny) {
           at("RequiredFilterUnusable", "error", name, "Where", source, `${name} is required in every filter but sealed against Where: every guarded query on ${entity} is refused`, `drop QpRequireWhere or the Where denial on ${name}`);

@@ -22,7 +22,7 @@ import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../valid
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { ruleMaskChain } from "../transform/field-transforms.js";
-import { checkAliasCollisions, classPolicyOf, describeSource, forcedSourceOf } from "./entity-policy.js";
+import { checkAliasCollisions, classPolicyOf, describeSource, forcedSourceOf, operatorsAllowedBy } from "./entity-policy.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
@@ -242,7 +242,7 @@ export class Sanitizer {
     this.allow(ref, PolicyFeature.Where, `${where}.field`, false);
     for (const attribute of ref.end.policy?.attributes ?? []) {
       if (attribute.kind !== "operators") continue;
-      const allowed = (attribute.allow ?? Object.values(Operator)).filter((op) => !attribute.deny.includes(op));
+      const allowed = operatorsAllowedBy(attribute);
       if (!allowed.includes(condition.operator)) {
         this.refuse(PolicyErrorCode.OperatorNotAllowed, `${condition.operator} is not allowed on ${ref.publicPath}; allowed: ${allowed.join(", ")}`, `${where}.operator`, ref.publicPath, "Where",
           { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, ref.end.policy!) });

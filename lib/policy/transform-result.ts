@@ -3,7 +3,6 @@
 // transformed members are transformed (transform/apply.ts), members with an alias get their
 // public names, and the result carries its trace.
 import type { ShapeKind } from "../parse/parse-shapes.js";
-import type { ParsedShape } from "../api/run-shape.js";
 import type { FilterResult } from "../shapes/results.js";
 import { applyTransforms } from "../transform/apply.js";
 import type { QpPolicyContext } from "./context.js";
