@@ -104,9 +104,11 @@ export class QpPolicyEngine {
     }, entity, filter, dataSource);
   }
 
-  /** Every finding of the policy linter over the configuration and the current rules (docs/POLICY.md, "Linting a policy"). */
+  /** Every finding of the policy linter over the configuration and the rules in force (docs/POLICY.md, "Linting a policy"). */
   async lintAsync(lint: QpLintOptions = this.providers.lintOptions ?? {}): Promise<QpLintFinding[]> {
-    const { rules } = await this.ruleStore.loadAsync();
+    // The rules the engine decides with now, under its store failure mode: a failing store fails
+    // closed (StoreUnavailable) rather than reporting findings that ignore the rules.
+    const { rules } = await this.snapshots.snapshotAsync();
     return lintPolicy(this.options, rules, lint);
   }
 

@@ -381,6 +381,11 @@ describe("querylib/nest admin API", function () {
       expect(health.body).to.include({ degraded: true, lastError: "rule database offline", storeFailure: "FailClosed" });
     });
 
+    it("GET /lint fails closed like every read: 503 StoreUnavailable, not a 500, and no finding that ignores the rules", async () => {
+      const reply = await call(failing.url, "GET", "/qp-admin/lint", { claims: callers.reader });
+      expectError(reply, 503, "StoreUnavailable");
+    });
+
     it("answers 503 StoreUnavailable without the store's details when a write fails", async () => {
       const upsert = await call(failing.url, "POST", "/qp-admin/rules", { claims: callers.writer, body: { subjectKind: "Global", entity: "accounts", field: "name", effect: "Deny" } });
       expect(upsert.status).to.equal(503);
