@@ -248,7 +248,7 @@ describeOnTargets("Inference protection", ["memory", "sqlite", "postgres", "mari
     }
   });
 
-  it("differencing two Summaries over groups of 20 and 19 reads one balance; protected, a Sumation of it is refused", async () => {
+  it("differencing two Summaries over groups of 20 and 19 reads one balance, and bisecting a Having on its maximum reads the largest; protected, the Sumation and the off-boundary Having are refused", async () => {
     const sum = (maxId: number) => ({
       conditionGroup: { connector: "And", conditions: [cond("id", "LessThanOrEqual", [maxId], "Number")] },
       groupBy: { fields: ["segment"], aggregateBy: [{ alias: "total", aggregator: "Sumation", field: "balance" }, { alias: "n", aggregator: "Count" }] },
@@ -263,8 +263,13 @@ describeOnTargets("Inference protection", ["memory", "sqlite", "postgres", "mari
     // Counts and the transformed extremes stay: a maximum is shown generalized like the field.
     const max = await guarded.run({ groupBy: { fields: ["segment"], aggregateBy: [{ alias: "top", aggregator: "Maximum", field: "balance" }] } });
     assert.match(String(max.data[0]!.top), /^\d+-\d+$/);
-    // Having on that maximum is a range on the field: boundaries only.
-    const having = (value: number) => ({ groupBy: { fields: ["segment"], aggregateBy: [{ alias: "top", aggregator: "Maximum", field: "balance" }] }, having: { connector: "And", conditions: [cond("top", "GreaterThan", [value], "Number")] } });
+    // Having on that maximum is a range on the field. Unprotected, bisecting it reads the largest
+    // balance to the cent although the maximum is shown as a bucket; protected, boundaries only.
+    const having = (value: number | string) => ({ groupBy: { fields: ["segment"], aggregateBy: [{ alias: "top", aggregator: "Maximum", field: "balance" }] }, having: { connector: "And", conditions: [cond("top", "GreaterThan", [value], "Number")] } });
+    const largest = Math.max(...rows.map((r) => Number(r.balance.toFixed(2))));
+    const openMatches: Oracle = async (condition) => (await open.run(having(String((condition as { values: unknown[] }).values[0])))).data.length > 0;
+    assert.equal(await bisectNumber(openMatches, "top"), largest);
+    await expectPolicyError(() => bisectNumber(async (condition) => (await guarded.run(having(String((condition as { values: unknown[] }).values[0])))).data.length > 0, "top"), PolicyErrorCode.RangeOffBoundary);
     await expectPolicyError(() => guarded.run(having(9123.45)), PolicyErrorCode.RangeOffBoundary);
     assert.equal((await guarded.run(having(9000))).data.length, 1);
   });
