@@ -21,7 +21,7 @@ import { DatePart, GeneralizeMode, InferenceRisk } from "../shapes/policy-enums.
 import type { GeneralizeOptions } from "../registry/qp-registry.js";
 import type { TransformChain } from "../transform/field-transforms.js";
 import { isTransformAttribute } from "../transform/field-transforms.js";
-import { type Decimal, toDecimal } from "../transform/decimal.js";
+import { type Decimal, atScale, toDecimal } from "../transform/decimal.js";
 import { parseInstant } from "../resolve/coerce-values.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyMember } from "./references.js";
@@ -100,20 +100,18 @@ function boundaryText(g: GeneralizeOptions): string {
 
 // ---- boundaries -----------------------------------------------------------------------------
 
-const unitsAt = (d: Decimal, scale: number) => d.units * 10n ** BigInt(scale - d.scale);
-
 /** `value` is k × step for an integer k (exact decimals, no binary rounding). */
 function isMultiple(value: Decimal, step: Decimal): boolean {
   const scale = Math.max(value.scale, step.scale);
-  const s = unitsAt(step, scale);
-  return s !== 0n && unitsAt(value, scale) % s === 0n;
+  const s = atScale(step, scale);
+  return s !== 0n && atScale(value, scale) % s === 0n;
 }
 
 /** `value` is (k + ½) × step: where rounding to the nearest multiple changes (halves round up). */
 function isMidpoint(value: Decimal, step: Decimal): boolean {
   const scale = Math.max(value.scale, step.scale);
-  const twice = 2n * unitsAt(value, scale);
-  const s = unitsAt(step, scale);
+  const twice = 2n * atScale(value, scale);
+  const s = atScale(step, scale);
   return s !== 0n && twice % s === 0n && (twice / s) % 2n !== 0n;
 }
 

@@ -49,7 +49,7 @@ export function toDecimal(value: unknown): Decimal | null {
 /** Decimal places a step is written with (0.25 → 2, 100 → 0). */
 export const decimalsOf = (step: number): number => toDecimal(step)!.scale;
 
-function atScale(d: Decimal, scale: number): bigint {
+export function atScale(d: Decimal, scale: number): bigint {
   return d.units * pow10(scale - d.scale);
 }
 
