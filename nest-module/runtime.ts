@@ -166,7 +166,8 @@ export async function createRuntime(options: QueryLibModuleOptions, adapterHost:
       : new QpPolicyEngine(bindPolicySection(options.policies ?? undefined, options.configure), providers);
   } catch (error) {
     if (adapterHost) configuredApplications.delete(adapterHost);
-    if (error instanceof QpConfigurationError) throw Object.assign(new QpConfigurationError(`QueryLibModule: ${error.message}`, error.code), { findings: (error as { findings?: unknown }).findings });
+    // Named for the module; its code and what it carries (the validator's problems, the linter's findings) kept.
+    if (error instanceof QpConfigurationError) throw Object.assign(new QpConfigurationError(`QueryLibModule: ${error.message}`, error.code), { ...error });
     throw error;
   }
   const audit = typeof options.audit === "object" ? options.audit : {};

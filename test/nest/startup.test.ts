@@ -4,13 +4,31 @@
 // from @nestjs/config, with several independent applications in one process.
 import { expect } from "chai";
 import { ConfigModule, ConfigService } from "@nestjs/config";
-import { QpPolicy, QpTier } from "../../lib/index.js";
+import { MaskStrategy, QpMask, QpPolicy, QpTier } from "../../lib/index.js";
+import { Column, Entity, PrimaryColumn } from "typeorm";
 import { resetDefaultPolicyEngineForTests } from "../../lib/policy/engine.js";
 import { Injectable } from "@nestjs/common";
 import { QueryLibModule, type QueryLibModuleOptions, QueryLibService, mapQpPolicyAdmin } from "../../nest-module/index.js";
 import { accountsDatabase, call, callers, closeDatabases, defaultModuleOptions, startTestApp, startupError } from "./support.js";
 
+/** A masked field left orderable and filterable by anything: error-level lint findings. */
+@Entity("startup_lint_thing")
+class LintedThing {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Email }) @Column({ type: "varchar", length: 80 }) email!: string;
+}
+
 describe("querylib/nest startup", function () {
+  it("Lint: \"error\" fails startup on an error-level finding, with the module's name, the code PolicyLintFailed and the findings", async () => {
+    const error = await startupError({ module: {
+      policies: { Lint: "error" },
+      configure: (options) => { options.entities.expose(LintedThing, "things"); },
+    } }) as Error & { code?: string; findings?: { code: string; field: string }[] };
+    expect(error.message).to.match(/^QueryLibModule: the policy linter found \d+ error-level finding/);
+    expect(error.code).to.equal("PolicyLintFailed");
+    expect(error.findings?.map((f) => `${f.code} ${f.field}`)).to.include.members(["OrderableWhileHidden email", "ProbeableWhileHidden email"]);
+  });
+
   after(closeDatabases);
 
   const failsWith = async (options: Parameters<typeof startupError>[0], pattern: RegExp) => {
