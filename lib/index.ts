@@ -16,6 +16,8 @@ export type { Statement } from "./compile/to-positional.js";
 export { toList, toListDynamic, inMemory } from "./api/to-list.js";
 export { where, order, page, select, selectDynamic, filter, filterDynamic, summary, group } from "./api/query-functions.js";
 export { DynamicQuery } from "./api/dynamic-query.js";
+export { parseFilterQueryString, fieldDataType } from "./api/query-string.js";
+export { filterToQueryString, filterJsonFromQueryString, InvalidQueryString, type FilterQueryStringOptions, type FilterToQueryStringOptions } from "./client/query-string.js";
 export * from "./shapes/policy-enums.js";
 export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
 export { QpPolicyContext, type QpSubject, type QpPolicyProviders } from "./policy/context.js";

@@ -69,7 +69,14 @@ export function httpErrorOf(error: unknown): { status: number; body: QpErrorBody
     const code = typeof body.code === "string" ? body.code : statusNames[status] ?? `Http${status}`;
     const raw = body.message ?? (typeof response === "string" ? response : error.message);
     const message = Array.isArray(raw) ? raw.join("; ") : String(raw);
-    return { status, body: { code, message } };
+    // What the parameter decorators throw carries the module's whole body (errorCode, path): kept, when well-typed.
+    return {
+      status,
+      body: {
+        code, ...(typeof body.errorCode === "number" ? { errorCode: body.errorCode } : {}), message,
+        ...(typeof body.path === "string" ? { path: body.path } : {}), ...(Array.isArray(body.errors) ? { errors: body.errors as QpErrorBody["errors"] } : {}),
+      },
+    };
   }
   // A body that is not JSON (body-parser's SyntaxError carries status 400 and type "entity.parse.failed"), or another
   // client error of body-parser's (http-errors: a type, or `expose` as for a broken gzip stream).
