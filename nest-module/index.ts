@@ -1,7 +1,9 @@
 // querylib/nest: QueryLibModule, QueryLibService, the admin API, the claims adapter and audit.
-export { QueryLibModule, type QueryLibModuleAsyncOptions, type QueryLibModuleForRootOptions } from "./querylib.module.js";
+export { QueryLibModule, QueryLibFeatureModule, type QueryLibModuleAsyncOptions, type QueryLibModuleForRootOptions } from "./querylib.module.js";
+export type { QpFeatureEntity, QpFeatureOptions, QpFeatureRoute, QpShapeName } from "./feature.js";
+export { mergeQueryLibOpenApi, queryLibOpenApiDocument, openApiDocumentOfRuntime, type QpOpenApiDocument, type QpOpenApiOptions } from "./openapi.js";
 export { QueryLibService } from "./querylib.service.js";
-export { QpFilter, QpSegment, QpSummary, QpContext, QpShapePipe, QpContextPipe } from "./params.js";
+export { QpFilter, QpSegment, QpSummary, QpContext, QpShapePipe, QpContextPipe, rawQueryOf, type QpFilterOptions, type QpShapeParameter } from "./params.js";
 export type { QueryLibModuleOptions, QpAdminOptions, QpAuditModuleOptions, QpAuthorizationPolicy } from "./options.js";
 export { mapQpPolicyAdmin, QpPolicyAdminRoutes } from "./admin/map.js";
 export { createAdminController, QpAdminGuard } from "./admin/controller.js";

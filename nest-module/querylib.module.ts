@@ -10,6 +10,7 @@ import { QpConfigurationError } from "../lib/index.js";
 import { createAdminController, QpAdminGuard } from "./admin/controller.js";
 import { QpAuditInterceptor } from "./audit.js";
 import { QpExceptionFilter } from "./errors.js";
+import { type QpFeatureEntity, type QpFeatureOptions, featureModule } from "./feature.js";
 import { type QpAdminOptions, type QueryLibModuleOptions, normalizeRoutePrefix, defaultRoutePrefix } from "./options.js";
 import { QP_ADMIN_MODE, type QpAdminMode, QueryLibService } from "./querylib.service.js";
 import { createRuntime, type QpRuntime } from "./runtime.js";
@@ -69,5 +70,17 @@ export type QueryLibModuleForRootOptions = typeof OPTIONS_TYPE;
 /** What forRootAsync takes: useFactory (with inject), useClass or useExisting, imports, and `admin`. */
 export type QueryLibModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
 
+/** The module of QueryLibModule.forFeature's controllers. */
 @Module({})
-export class QueryLibModule extends ConfigurableModuleClass {}
+export class QueryLibFeatureModule {}
+
+@Module({})
+export class QueryLibModule extends ConfigurableModuleClass {
+  /**
+   * Guarded query routes for exposed entities, one controller each: POST {path}/filter (and GET,
+   * its query string), POST {path}/segment, POST {path}/summary, as `shapes` lists.
+   */
+  static forFeature(entities: readonly QpFeatureEntity[], options?: QpFeatureOptions): DynamicModule {
+    return featureModule(QueryLibFeatureModule, entities, options);
+  }
+}

@@ -10,6 +10,7 @@ import { bindPolicySection } from "../lib/policy/options.js";
 import { QpLoggerAuditSink } from "./audit-sinks.js";
 import type { QpClaimsOptions } from "./claims.js";
 import { QpHttpError } from "./errors.js";
+import type { QpFeatureRoute } from "./feature.js";
 import { type QpAdminOptions, type QpAuthorizationPolicy, type QueryLibModuleOptions, checkAdminOptions, checkModuleOptions, normalizeRoutePrefix } from "./options.js";
 
 export interface QpResolvedAdmin {
@@ -32,6 +33,8 @@ export class QpRuntime {
   private readonly pendingClasses = new Map<string, Type<CanActivate>>();
   /** The admin mapping served by this module (controller or adapter routes), once known. */
   admin: QpResolvedAdmin | null = null;
+  /** The entity controllers QueryLibModule.forFeature mounted, as each starts (the OpenAPI document lists them). */
+  readonly features: QpFeatureRoute[] = [];
 
   constructor(
     readonly options: QueryLibModuleOptions,

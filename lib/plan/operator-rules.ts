@@ -4,7 +4,7 @@
 import { Codes, fail, requiredOneValue } from "../errors/codes.js";
 import { DataType, Operator as Op } from "../shapes/enums.js";
 import { operators, operatorsOf } from "../shapes/operator-table.js";
-import type { FieldKind } from "../model/field-kind.js";
+import { type FieldKind, dataTypeOfKind } from "../model/field-kind.js";
 
 /** The operators of each DataType (2.1.5's pairs), from the operator table. */
 export const supportedOperators: Readonly<Record<DataType, ReadonlySet<Op>>> = operatorsOf;
@@ -18,6 +18,13 @@ const fittingKinds: Readonly<Record<DataType, readonly FieldKind[]>> = {
   [DataType.Date]: ["datetime", "date"],
   [DataType.Enum]: ["enum", "text"],
 };
+
+/** The DataTypes a condition on a field of this kind may name (its own first). */
+export function fittingDataTypes(kind: FieldKind): DataType[] {
+  const own = dataTypeOfKind[kind];
+  const fitting = (Object.keys(fittingKinds) as DataType[]).filter((dataType) => fittingKinds[dataType].includes(kind));
+  return own ? [own, ...fitting.filter((d) => d !== own)] : fitting;
+}
 
 export function checkArity(operator: Op, count: number, where: string): void {
   switch (operators[operator].arity) {

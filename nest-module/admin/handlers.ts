@@ -7,6 +7,7 @@ import { type QpClaimsOptions, getPolicyContextAsync } from "../claims.js";
 import { QpHttpError } from "../errors.js";
 import { findingLine } from "../../lib/policy/lint-policy.js";
 import { RuleRejected } from "../../lib/rules/rule.js";
+import { openApiDocumentOfRuntime } from "../openapi.js";
 import type { QpAdminLevel, QpRuntime } from "../runtime.js";
 import { ExplainRequestDto, RuleRequestDto, SchemaRequestDto, SimulateRequestDto, readBody } from "./dto.js";
 
@@ -15,7 +16,7 @@ export interface QpAdminReply {
   readonly body: unknown;
 }
 
-export type QpAdminRouteName = "schema" | "listRules" | "upsertRule" | "deleteRule" | "explain" | "simulate" | "health" | "lint";
+export type QpAdminRouteName = "schema" | "listRules" | "upsertRule" | "deleteRule" | "explain" | "simulate" | "health" | "lint" | "openapi";
 
 export interface QpAdminRoute {
   readonly name: QpAdminRouteName;
@@ -35,6 +36,7 @@ export const adminRoutes: readonly QpAdminRoute[] = [
   { name: "simulate", method: "POST", path: "simulate", level: "read" },
   { name: "health", method: "GET", path: "health", level: "read" },
   { name: "lint", method: "GET", path: "lint", level: "read" },
+  { name: "openapi", method: "GET", path: "openapi", level: "read" },
 ];
 
 const subjectFilter = /^(global|(tenant|role|user|custom):.+)$/i;
@@ -81,6 +83,7 @@ export class QpAdminHandlers {
       case "simulate": return this.simulate(request, input.body);
       case "health": return Promise.resolve(this.health());
       case "lint": return this.lint();
+      case "openapi": return Promise.resolve(this.openapi(request));
     }
   }
 
@@ -140,6 +143,18 @@ export class QpAdminHandlers {
 
   health(): QpAdminReply {
     return { status: 200, body: this.runtime.engine.health() };
+  }
+
+  /**
+   * The OpenAPI document of the forFeature routes. Their paths carry the application's global
+   * prefix, which Nest does not tell back: it is what precedes this route's own path in the URL.
+   */
+  openapi(request: object): QpAdminReply {
+    const url = (request as { originalUrl?: string; url?: string }).originalUrl ?? (request as { url?: string }).url ?? "";
+    const path = url.split("?")[0]!;
+    const own = `${this.runtime.admin?.routePrefix ?? ""}/openapi`;
+    const globalPrefix = path.endsWith(own) ? path.slice(0, path.length - own.length) : "";
+    return { status: 200, body: openApiDocumentOfRuntime(this.runtime, { globalPrefix }) };
   }
 
   /** The policy linter's findings over the configuration and the current rules (read level: they describe the policy, not data). */

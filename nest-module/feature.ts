@@ -1,0 +1,158 @@
+// QueryLibModule.forFeature: a guarded query controller per exposed entity, in one line.
+//
+//   QueryLibModule.forFeature([{ entity: Customer, path: "customers", shapes: ["filter", "summary"] }], { guards: [AuthGuard] })
+//
+// mounts POST customers/filter (and GET, its query string), POST customers/summary. Each route
+// does what a hand-written one would: parse the shape with the module's caps (@QpFilter and the
+// others), prepare the caller's context with the module's claims (@QpContext), apply the policy on
+// the entity's repository and run it; errors are the module's (QpExceptionFilter), audit is the
+// module's interceptor's, and the host's guards run first. Like the admin controller, each class
+// is made here because a controller's path is fixed when its class is defined.
+import { type CanActivate, Controller, Get, HttpCode, Inject, Injectable, type DynamicModule, type OnModuleInit, Post, Req, type Type, UseFilters, UseGuards } from "@nestjs/common";
+import type { ObjectLiteral } from "typeorm";
+import { type Filter, type QpPolicyContext, type Segment, type Summary, QpConfigurationError, applyPolicy } from "../lib/index.js";
+import type { QpOpenApiRoute, QpShapeName } from "../lib/openapi/document.js";
+import { QpExceptionFilter, QpHttpError } from "./errors.js";
+import { QpContext, QpFilter, QpSegment, QpSummary, rawQueryOf } from "./params.js";
+import type { QpRuntime } from "./runtime.js";
+import { QP_RUNTIME } from "./tokens.js";
+
+export type { QpShapeName };
+const allShapes: readonly QpShapeName[] = ["filter", "segment", "summary"];
+
+/** One entity's query routes. */
+export interface QpFeatureEntity {
+  /** The TypeORM entity class; it must be exposed (`options.entities.expose` in QueryLibModule's configure). */
+  readonly entity: Function;
+  /** The controller path (literal segments), e.g. "customers". */
+  readonly path: string;
+  /** The shapes served; default all three. */
+  readonly shapes?: readonly QpShapeName[];
+}
+
+export interface QpFeatureOptions {
+  /** Guards (classes or instances) run before every route of these controllers, e.g. the host's authentication. */
+  readonly guards?: readonly (CanActivate | Type<CanActivate>)[];
+  /**
+   * Whether `?sql=true` may ask for the SQL (the result's `queryString`); the policy still decides
+   * (QueryStringDenied). Default true.
+   */
+  readonly sqlParameter?: boolean;
+}
+
+/** A mounted entity controller, as the OpenAPI document describes it. */
+export type QpFeatureRoute = QpOpenApiRoute;
+
+const literalPath = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/;
+
+function checkEntry(entry: unknown, at: string): asserts entry is QpFeatureEntity {
+  if (entry === null || typeof entry !== "object") throw new QpConfigurationError(`${at} must be { entity, path, shapes? }`);
+  for (const key of Object.keys(entry)) {
+    if (!["entity", "path", "shapes"].includes(key)) throw new QpConfigurationError(`${at}.${key}: unknown option; expected entity, path or shapes`);
+  }
+  const e = entry as QpFeatureEntity;
+  if (typeof e.entity !== "function") throw new QpConfigurationError(`${at}.entity must be an entity class`);
+  if (typeof e.path !== "string" || !literalPath.test(e.path)) {
+    throw new QpConfigurationError(`${at}.path "${String(e.path)}" must be a literal path such as "customers" (letters, digits, . _ ~ - and /)`);
+  }
+  if (e.shapes !== undefined) {
+    if (!Array.isArray(e.shapes) || e.shapes.length === 0) throw new QpConfigurationError(`${at}.shapes must list one or more of ${allShapes.join(", ")}`);
+    for (const shape of e.shapes) if (!allShapes.includes(shape)) throw new QpConfigurationError(`${at}.shapes: "${String(shape)}" is not one of ${allShapes.join(", ")}`);
+  }
+}
+
+/** `?sql=true`, given at most once. */
+function sqlRequested(request: object, allowed: boolean): boolean {
+  if (!allowed) return false;
+  const values = new URLSearchParams(rawQueryOf(request)).getAll("sql");
+  if (values.length > 1) throw new QpHttpError(400, "InvalidRequest", "query parameter sql must be given once, as a plain value");
+  return values[0] === "true";
+}
+
+interface FeatureControllerInstance {
+  readonly runtime: QpRuntime;
+  readonly route: QpFeatureRoute;
+}
+
+async function run(instance: FeatureControllerInstance, shape: Filter | Segment | Summary, context: QpPolicyContext, request: object) {
+  const repository = instance.runtime.dataSource().getRepository(instance.route.entity as new () => ObjectLiteral);
+  return applyPolicy(repository, context).toListAsync(shape as Filter, sqlRequested(request, instance.route.sqlParameter));
+}
+
+/** The controller class of one entry (its routes defined as the admin controller's are). */
+function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptions): Type<unknown> {
+  const shapes = entry.shapes ?? allShapes;
+  const ignore = ["sql"];
+  const sqlParameter = options.sqlParameter !== false;
+
+  @Injectable()
+  class QpEntityQueryController implements FeatureControllerInstance, OnModuleInit {
+    route!: QpFeatureRoute;
+
+    constructor(@Inject(QP_RUNTIME) readonly runtime: QpRuntime) {}
+
+    onModuleInit(): void {
+      // At startup, not on the first request: the entity must be exposed, as rules and the schema name it.
+      const publicName = this.runtime.engine.options.entities.nameOf(entry.entity);
+      if (publicName === undefined) {
+        throw new QpConfigurationError(
+          `QueryLibModule.forFeature: ${entry.entity.name} is not exposed; expose it in QueryLibModule's configure: options.entities.expose(${entry.entity.name}, "<public name>")`,
+        );
+      }
+      this.route = { entity: entry.entity, publicName, path: normalizedPath(entry.path), shapes, sqlParameter };
+      this.runtime.features.push(this.route);
+    }
+  }
+
+  const prototype = QpEntityQueryController.prototype as unknown as Record<string, unknown>;
+  const define = (name: string, method: "GET" | "POST", shape: QpShapeName, parameter: ParameterDecorator) => {
+    prototype[name] = async function (this: FeatureControllerInstance, parsed: Filter | Segment | Summary, context: QpPolicyContext, request: object) {
+      return run(this, parsed, context, request);
+    };
+    Object.defineProperty(prototype[name], "name", { value: name });
+    const descriptor = Object.getOwnPropertyDescriptor(prototype, name)!;
+    parameter(prototype, name, 0);
+    QpContext()(prototype, name, 1);
+    Req()(prototype, name, 2);
+    if (method === "POST") {
+      HttpCode(200)(prototype, name, descriptor);
+      Post(shape)(prototype, name, descriptor);
+    } else {
+      Get(shape)(prototype, name, descriptor);
+    }
+  };
+  if (shapes.includes("filter")) {
+    define("filter", "POST", "filter", QpFilter({ entity: entry.entity, ignore }));
+    define("filterByQueryString", "GET", "filter", QpFilter({ entity: entry.entity, ignore }));
+  }
+  if (shapes.includes("segment")) define("segment", "POST", "segment", QpSegment());
+  if (shapes.includes("summary")) define("summary", "POST", "summary", QpSummary());
+
+  Controller(normalizedPath(entry.path))(QpEntityQueryController);
+  UseGuards(...(options.guards ?? []))(QpEntityQueryController);
+  UseFilters(QpExceptionFilter)(QpEntityQueryController);
+  // @nestjs/swagger leaves these out of its own scan: their document is QueryLib's (openapi.ts), which knows each field.
+  Reflect.defineMetadata("swagger/apiExcludeController", [true], QpEntityQueryController);
+  Object.defineProperty(QpEntityQueryController, "name", { value: `${entry.entity.name}QueryController` });
+  return QpEntityQueryController;
+}
+
+const normalizedPath = (path: string) => path.replace(/^\/+|\/+$/g, "");
+
+/** Each forFeature module is its own: Nest identifies a dynamic module by its metadata, and this makes two calls with like entries differ. */
+let featureModules = 0;
+
+/** The module forFeature returns: the controllers, in the host's module tree (QueryLibModule, global, gives them the runtime). */
+export function featureModule(host: Function, entries: readonly QpFeatureEntity[], options: QpFeatureOptions = {}): DynamicModule {
+  if (!Array.isArray(entries) || entries.length === 0) throw new QpConfigurationError("QueryLibModule.forFeature needs one or more { entity, path, shapes? }");
+  entries.forEach((entry, i) => checkEntry(entry, `QueryLibModule.forFeature[${i}]`));
+  if (options.guards !== undefined && !Array.isArray(options.guards)) throw new QpConfigurationError("QueryLibModule.forFeature: guards must be a list of guard classes or instances");
+  const paths = entries.map((e) => normalizedPath(e.path).toLowerCase());
+  const twice = paths.find((p, i) => paths.indexOf(p) !== i);
+  if (twice) throw new QpConfigurationError(`QueryLibModule.forFeature: two entities are mounted at "${twice}"; give each its own path`);
+  return {
+    module: host as Type<unknown>,
+    controllers: entries.map((entry) => createFeatureController(entry, options)),
+    providers: [{ provide: Symbol(`querylib.feature.${++featureModules}`), useValue: featureModules }],
+  };
+}
