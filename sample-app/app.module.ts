@@ -14,7 +14,7 @@ import { Tenant, publicNames, sampleEntities } from "./domain/entities.js";
 import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./domain/seed.js";
 import { type StartupOutcome, prepareSampleDatabase } from "./startup.js";
 import { resolveDevMode } from "./dev-mode.js";
-import { DevUsersController, QueryController, SAMPLE_DEV_MODE } from "./query.controller.js";
+import { DevUsersController, QueryController, SAMPLE_DEV_MODE, UnknownEntityController } from "./query.controller.js";
 import { SampleRuleNotifications } from "./rule-notifications.js";
 
 export interface SampleAppOptions {
@@ -104,6 +104,10 @@ export class SampleSeeder implements OnModuleInit {
   }
 }
 
+/** The 404 of an entity name that is not exposed (query.controller.ts). */
+@Module({ controllers: [UnknownEntityController] })
+export class SampleFallbackModule {}
+
 @Module({})
 export class SampleAppModule {
   static register(options: SampleAppOptions = {}): DynamicModule {
@@ -133,6 +137,10 @@ export class SampleAppModule {
             dataSource,
           }),
         }),
+        // The entity routes: POST /api/{name}/filter|segment|summary and GET /api/{name}/filter, guarded.
+        QueryLibModule.forFeature(publicNames.map(([entity, name]) => ({ entity, path: `api/${name}` }))),
+        // After forFeature's module: its routes are registered first, so this one only sees what they leave.
+        SampleFallbackModule,
       ],
       controllers: devMode ? [QueryController, DevUsersController] : [QueryController],
       providers: [

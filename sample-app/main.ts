@@ -7,8 +7,10 @@ import "reflect-metadata";
 import { type INestApplication, Logger, type LoggerService, type LogLevel } from "@nestjs/common";
 import { HttpAdapterHost, NestFactory } from "@nestjs/core";
 import type { NestExpressApplication } from "@nestjs/platform-express";
+import { fileURLToPath } from "node:url";
 import { DataSource } from "typeorm";
-import { QpExceptionFilter } from "../nest-module/index.js";
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swagger";
+import { QpExceptionFilter, mergeQueryLibOpenApi } from "../nest-module/index.js";
 import { type SampleAppOptions, SampleAppModule, SampleSeeder } from "./app.module.js";
 import type { StartupOutcome } from "./startup.js";
 import { devAuthentication, devUsers, type DevUser, refuseDevTokens } from "./auth.js";
@@ -17,6 +19,9 @@ import { publicDirectory, setStaticHeaders } from "./public-files.js";
 import { answerBodyErrors, forgetEmptyBodies, jsonParserOptions, refuseUnreadableBodies } from "./request-bodies.js";
 
 export const sampleHost = "127.0.0.1";
+
+/** The folders of dist/lib that querylib/client's modules import. */
+const clientFolders = ["client", "shapes", "errors"];
 
 export interface SampleApp {
   readonly url: string;
@@ -34,6 +39,19 @@ export interface SampleApp {
 export interface StartOptions extends SampleAppOptions {
   /** Nest's logger: false for silence (tests), or the levels to print. */
   readonly logger?: false | LogLevel[] | LoggerService;
+}
+
+/**
+ * Swagger UI at /docs (the document at /docs-json): @nestjs/swagger describes the app's own
+ * controllers and QueryLib adds the entity routes with their schemas. Made on the first request,
+ * once the entity routes have started (the factory form of SwaggerModule.setup).
+ */
+function serveApiDocs(app: INestApplication): void {
+  const config = new DocumentBuilder().setTitle("QueryLib sample app").setVersion("3.0.0")
+    .setDescription("The entity routes (QueryLibModule.forFeature) and the app's own. Dev mode: Authorization: Bearer <token> of a dev user (GET /api/dev-users).")
+    .addBearerAuth().build();
+  let document: OpenAPIObject | undefined;
+  SwaggerModule.setup("docs", app, () => (document ??= mergeQueryLibOpenApi(SwaggerModule.createDocument(app, config), app)), { jsonDocumentUrl: "docs-json" });
 }
 
 /** Starts the sample app on 127.0.0.1:`port` (0: an ephemeral port) and resolves once it listens. */
@@ -55,9 +73,14 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
   app.use(forgetEmptyBodies);
   app.use(answerBodyErrors);
   app.useStaticAssets(publicDirectory(), { index: "index.html", redirect: false, setHeaders: setStaticHeaders });
+  // querylib/client for the page, from the library's own build: its folder and the two it imports, nothing else of the server.
+  for (const folder of clientFolders) {
+    app.useStaticAssets(fileURLToPath(new URL(`../lib/${folder}/`, import.meta.url)), { prefix: `/querylib/${folder}/`, index: false, redirect: false, setHeaders: setStaticHeaders });
+  }
   app.use(devMode.enabled ? devAuthentication : refuseDevTokens);
   // Unknown routes (and anything a controller's own filter did not answer) get the same JSON error body.
   app.useGlobalFilters(new QpExceptionFilter(app.get(HttpAdapterHost)));
+  serveApiDocs(app);
   await app.listen(port, sampleHost);
   const address = app.getHttpServer().address() as { port: number };
   return {

@@ -1,10 +1,11 @@
-// The sample app's guarded query endpoints: Filter, Segment and Summary for every exposed entity,
-// each run through applyPolicy with the caller's context (from `request.user` via the claims
-// adapter), plus a few helpers for trying the app out.
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseFilters, UseGuards } from "@nestjs/common";
-import { DataSource, type ObjectLiteral, type Repository } from "typeorm";
-import { LogicException, QpSubjectKind, UnknownEntity, parseFilter, parseSegment, parseSummary } from "../lib/index.js";
-import { QpAuditEventRecord, QpExceptionFilter, QpHttpError, QueryLibService, requireJsonObject } from "../nest-module/index.js";
+// The sample app's own endpoints beside the entity routes (QueryLibModule.forFeature in
+// app.module.ts mounts POST /api/{entity}/filter|segment|summary and GET /api/{entity}/filter):
+// who the caller is, the policy's health, the audit trail, and a few helpers for trying the app out.
+import { Controller, Get, Inject, Param, Post, Query, Req, UseFilters, UseGuards } from "@nestjs/common";
+import { ApiExcludeController } from "@nestjs/swagger";
+import { DataSource } from "typeorm";
+import { LogicException, QpSubjectKind, UnknownEntity } from "../lib/index.js";
+import { QpAuditEventRecord, QpExceptionFilter, QpHttpError, QueryLibService } from "../nest-module/index.js";
 import { AdminRoleGuard, canReadPolicies, devUsers } from "./auth.js";
 import { devHostNotice } from "./dev-mode.js";
 import { publicNames } from "./domain/entities.js";
@@ -18,28 +19,11 @@ function singleParameter(name: string, value: unknown): string | undefined {
   throw new QpHttpError(400, "InvalidRequest", `query parameter ${name} must be given once, as a plain value`);
 }
 
-type Shape = "filter" | "segment" | "summary";
-const parsers: Record<Shape, (body: unknown) => unknown> = { filter: parseFilter, segment: parseSegment, summary: parseSummary };
 
 @Controller("api")
 @UseFilters(QpExceptionFilter)
 export class QueryController {
   constructor(private readonly querylib: QueryLibService, private readonly dataSource: DataSource, @Inject(SAMPLE_DEV_MODE) private readonly devMode: boolean) {}
-
-  private repository(name: string): Repository<ObjectLiteral> {
-    const entity = this.querylib.entity(name);
-    if (!entity) throw new LogicException(UnknownEntity, `UnknownEntity: no entity is exposed as "${name}"; try ${publicNames.map(([, n]) => n).join(", ")}`);
-    return this.dataSource.getRepository(entity);
-  }
-
-  private async run(shape: Shape, name: string, request: object, body: unknown, sqlParameter: unknown) {
-    const sql = singleParameter("sql", sqlParameter);
-    const repository = this.repository(name);
-    // A JSON object only: a missing body or a JSON string (which the parsers would read as JSON text) is a 400.
-    const parsed = parsers[shape](requireJsonObject(body));
-    const guarded = await this.querylib.guardAsync(repository, request);
-    return guarded.toListAsync(parsed, sql === "true");
-  }
 
   @Get()
   index() {
@@ -47,12 +31,14 @@ export class QueryController {
       entities: publicNames.map(([, name]) => name),
       endpoints: [
         "POST /api/{entity}/filter   body: Filter   (?sql=true adds the SQL when the policy allows it)",
+        "GET  /api/{entity}/filter?where[field][Operator]=value&order=field:desc&page=1&pageSize=50   the same Filter as a link",
         "POST /api/{entity}/segment  body: Segment",
         "POST /api/{entity}/summary  body: Summary",
         "GET  /api/me                who you are to the policy layer",
         "GET  /api/policy-health     the policy linter's findings, for callers who may read the admin API (else null)",
         "GET  /api/audit             the audit trail of your tenant (admins)",
-        "POST /qp-admin/schema | /explain | /simulate, GET /qp-admin/rules | /health, POST /qp-admin/rules, DELETE /qp-admin/rules/{id}",
+        "POST /qp-admin/schema | /explain | /simulate, GET /qp-admin/rules | /health | /lint | /openapi, POST /qp-admin/rules, DELETE /qp-admin/rules/{id}",
+        "GET  /docs                  Swagger UI of these routes (the entity routes' schemas are QueryLib's)",
       ],
       authentication: this.devMode ? "Authorization: Bearer <token> of a dev user (GET /api/dev-users)" : "none: dev tokens are accepted in dev mode only",
       ...(this.devMode ? { devHost: devHostNotice } : {}),
@@ -72,21 +58,6 @@ export class QueryController {
   @Get("policy-health")
   async policyHealth(@Req() request: { user?: unknown; method?: string; path?: string }) {
     return { findings: canReadPolicies(request) ? await this.querylib.engine.lintAsync() : null };
-  }
-
-  @Post(":entity/filter") @HttpCode(200)
-  filter(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: unknown) {
-    return this.run("filter", entity, request, body, sql);
-  }
-
-  @Post(":entity/segment") @HttpCode(200)
-  segment(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: unknown) {
-    return this.run("segment", entity, request, body, sql);
-  }
-
-  @Post(":entity/summary") @HttpCode(200)
-  summary(@Param("entity") entity: string, @Req() request: object, @Body() body: unknown, @Query("sql") sql?: unknown) {
-    return this.run("summary", entity, request, body, sql);
   }
 
   /** The relational audit trail (append-only table querylib_audit_event) of the admin's own tenant, newest first; by server request id or the client's x-request-id. */
@@ -117,4 +88,31 @@ export class DevUsersController {
   users() {
     return devUsers.map((u) => ({ token: u.token, ...u.claims, about: u.about }));
   }
+}
+
+/**
+ * What the entity routes do not match: a name that is not exposed is 404 UnknownEntity in the
+ * module's error body (instead of Nest's own 404). Registered after them (its own module, imported
+ * after forFeature's), so it only ever sees what they leave.
+ */
+@Controller("api")
+@UseFilters(QpExceptionFilter)
+@ApiExcludeController()
+export class UnknownEntityController {
+  @Post(":entity/:shape")
+  post(@Param("entity") entity: string, @Param("shape") shape: string): never {
+    throw notMounted(entity, shape);
+  }
+
+  @Get(":entity/:shape")
+  get(@Param("entity") entity: string, @Param("shape") shape: string): never {
+    throw notMounted(entity, shape);
+  }
+}
+
+function notMounted(entity: string, shape: string): Error {
+  if (!publicNames.some(([, name]) => name === entity)) {
+    return new LogicException(UnknownEntity, `UnknownEntity: no entity is exposed as "${entity}"; try ${publicNames.map(([, n]) => n).join(", ")}`);
+  }
+  return new QpHttpError(404, "NotFound", `${entity} has no "${shape}" route: POST filter, segment or summary, or GET filter`);
 }

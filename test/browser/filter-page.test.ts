@@ -66,11 +66,12 @@ describe("filter page (Chromium)", function () {
     await ui.pageSize(50);
 
     expect(await ui.json()).to.deep.equal({
+      // Numbered by querylib/client's groupOf: the top group 0, its members by position (the sub-group after the condition).
       conditionGroup: {
-        connector: "And",
+        sort: 0, connector: "And",
         conditions: [{ sort: 1, field: "segment", dataType: "Enum", operator: "In", values: ["SmallBusiness", "Enterprise"] }],
         subConditionGroups: [{
-          sort: 1, connector: "Or", subConditionGroups: [],
+          sort: 2, connector: "Or", subConditionGroups: [],
           conditions: [
             { sort: 1, field: "contact.country", dataType: "Text", operator: "Equal", values: ["DE"] },
             { sort: 2, field: "balance", dataType: "Number", operator: "GreaterThan", values: [20000] },
@@ -216,9 +217,9 @@ describe("filter page (Chromium)", function () {
     await ui.sortBy("count", "Descending");
 
     expect(await ui.json()).to.deep.equal({
-      conditionGroup: { connector: "And", conditions: [{ sort: 1, field: "status", dataType: "Enum", operator: "NotEqual", values: ["Closed"] }], subConditionGroups: [] },
+      conditionGroup: { sort: 0, connector: "And", conditions: [{ sort: 1, field: "status", dataType: "Enum", operator: "NotEqual", values: ["Closed"] }], subConditionGroups: [] },
       groupBy: { fields: ["segment"], aggregateBy: [{ alias: "count", aggregator: "Count" }, { field: "balance", alias: "maximumBalance", aggregator: "Maximum" }] },
-      having: { connector: "And", conditions: [{ sort: 1, field: "count", dataType: "Number", operator: "GreaterThan", values: [10] }], subConditionGroups: [] },
+      having: { sort: 0, connector: "And", conditions: [{ sort: 1, field: "count", dataType: "Number", operator: "GreaterThan", values: [10] }], subConditionGroups: [] },
       orders: [{ sort: 1, field: "count", direction: "Descending" }],
       page: { pageNumber: 1, pageSize: 20 },
     });

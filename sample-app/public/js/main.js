@@ -1,6 +1,7 @@
 // The filter page: pick a caller and an entity, build a Filter, Summary or Segment on the
 // schema the server gives that caller, see the JSON live, run it, and read the results and the
 // policy trace. One state object; the editor is rebuilt from it after each structural change.
+import { filterToQueryString } from "/querylib/client/index.js";
 import { api, ApiError } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { fieldsPanel } from "./fields-panel.js";
@@ -47,10 +48,23 @@ function renderEditor(focusKey) {
   replaceChildren($("editor"), modeEditor(state.mode, query(), ctx), focusKey);
 }
 
+/** A Filter that has a query string, as the GET link that asks the same (querylib/client's filterToQueryString). */
+function linkOf(mode, entity, body) {
+  if (mode !== "filter" || !entity) return "";
+  try {
+    const search = filterToQueryString(body);
+    const href = `/api/${encodeURIComponent(entity)}/filter${search ? `?${search}` : ""}`;
+    return h("span", {}, "As a link (GET, same answer): ", h("code", {}, href));
+  } catch {
+    return "This Filter needs a JSON body (Or groups or sub-groups have no query string).";
+  }
+}
+
 function renderPreview() {
   const { body } = buildRequest(state.mode, query());
   $("json").textContent = JSON.stringify(body, null, 2);
   $("json-title").textContent = `${state.mode[0].toUpperCase()}${state.mode.slice(1)} JSON`;
+  replaceChildren($("link"), linkOf(state.mode, state.entity, body));
   const maxCost = state.schema?.maxCost;
   const cost = state.schema ? referencedFields(state.mode, query()).reduce((sum, path) => sum + state.schema.costOf(path), 0) : 0;
   const meter = $("cost-meter");

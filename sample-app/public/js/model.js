@@ -1,11 +1,15 @@
 // The editor's state (plain objects, each part with a stable id) and the JSON request built
 // from it. Building also records which JSON path each part became, so an error's `path`
 // ("conditionGroup.subConditionGroups[0].conditions[1].field") finds the part it is about.
+// Conditions and groups are made with querylib/client's builders (served from the library's own
+// build at /querylib/), so the page and the server share one definition of the shapes.
+import { Aggregator, Intersection, Operator, and, cond, groupOf, or } from "/querylib/client/index.js";
+
 let lastId = 0;
 export const newId = (prefix) => `${prefix}${++lastId}`;
 
-export const Aggregators = ["Count", "CountDistinct", "Sumation", "Average", "Minimum", "Maximum", "FirstOrDefault", "LastOrDefault"];
-export const Intersections = ["Union", "Intersect", "Except"];
+export const Aggregators = Object.values(Aggregator);
+export const Intersections = Object.values(Intersection);
 
 export const newGroup = (connector = "And") => ({ id: newId("g"), connector, conditions: [], groups: [] });
 
@@ -26,9 +30,9 @@ export function emptyQueries() {
 
 /** How many values an operator takes: 0, 1, 2 or "many". */
 export function arity(operator) {
-  if (operator === "IsNull" || operator === "IsNotNull") return 0;
-  if (operator === "Between" || operator === "NotBetween") return 2;
-  if (["In", "IIn", "NotIn", "INotIn"].includes(operator)) return "many";
+  if (operator === Operator.IsNull || operator === Operator.IsNotNull) return 0;
+  if (operator === Operator.Between || operator === Operator.NotBetween) return 2;
+  if ([Operator.In, Operator.IIn, Operator.NotIn, Operator.INotIn].includes(operator)) return "many";
   return 1;
 }
 
@@ -57,23 +61,32 @@ class RequestBuilder {
   }
 
   /** A ConditionGroup, or null when it holds nothing (an empty sub-group is left out; a top group keeps its path for errors about it). */
-  group(group, path, top = true) {
+  group(group, path) {
+    const part = this.part(group, path, true);
+    return part && groupOf(part);
+  }
+
+  /**
+   * The group as client parts (cond, and, or): its conditions first, then its non-empty
+   * sub-groups, which is the order groupOf writes them in, so the paths recorded here are theirs.
+   */
+  part(group, path, top) {
     const mark = this.paths.length;
     this.at(path, group.id);
     const conditions = group.conditions.map((c, i) => {
       this.at(`${path}.conditions[${i}]`, c.id);
-      return { sort: i + 1, field: c.field, dataType: c.dataType, operator: c.operator, values: c.values.map((v) => jsonValue(v, c.dataType)) };
+      return cond(c.field, c.operator, ...c.values.map((v) => jsonValue(v, c.dataType)), { dataType: c.dataType });
     });
     const subs = [];
     for (const sub of group.groups) {
-      const built = this.group(sub, `${path}.subConditionGroups[${subs.length}]`, false);
-      if (built) subs.push({ sort: subs.length + 1, ...built });
+      const built = this.part(sub, `${path}.subConditionGroups[${subs.length}]`, false);
+      if (built) subs.push(built);
     }
     if (conditions.length === 0 && subs.length === 0) {
       if (!top) this.paths.length = mark;
       return null;
     }
-    return { connector: group.connector, conditions, subConditionGroups: subs };
+    return (group.connector === "Or" ? or : and)(...conditions, ...subs);
   }
 
   list(items, path, toJson) {
