@@ -234,6 +234,24 @@ describe("filter page (Chromium)", function () {
     expect(groupKeys).to.include("balance").and.not.include("nationalId");
   });
 
+  check("shows a simple Filter's GET link (querylib/client's filterToQueryString), which answers what the page's run shows; a Filter with a sub-group has none", async () => {
+    await ui.addCondition(ui.rootGroup(), { field: "segment", operator: "In", values: ["Retail", "Enterprise"] });
+    for (const column of ["id", "segment"]) await ui.pick("add column", column);
+    await ui.sortBy("id");
+    const link = await page.locator("#link code").innerText();
+    expect(link).to.match(/^\/api\/customers\/filter\?where%5Bsegment%5D%5BIn%5D=Retail&where%5Bsegment%5D%5BIn%5D=Enterprise&order=id%3Aasc&select=id%2Csegment&page=1&pageSize=\d+$/);
+    expect(await ui.run()).to.equal("done");
+    const posted = await expectSameAsApi("dev-ada", "filter", "customers");
+    const linked = await fetch(`${app.url}${link}`, { headers: { authorization: "Bearer dev-ada" } });
+    expect(linked.status).to.equal(200);
+    const body = (await linked.json()) as { totalCount: number; data: unknown[] };
+    expect(body.totalCount).to.equal(posted.totalCount);
+    expect(body.data).to.deep.equal(posted.data);
+    await page.getByRole("button", { name: "+ Group" }).first().click();
+    await ui.addCondition(page.locator("#editor fieldset.group fieldset.group").first(), { field: "status", operator: "Equal", values: ["Closed"] });
+    expect(await page.locator("#link").innerText()).to.match(/needs a JSON body/);
+  });
+
   check("Segment mode: condition sets joined by Except", async () => {
     await ui.mode("segment");
     await ui.addCondition(ui.rootGroup(), { field: "segment", operator: "Equal", values: ["Retail"] });
