@@ -9,8 +9,9 @@ import { NestFactory } from "@nestjs/core";
 import type { DataSource } from "typeorm";
 import { DataType, Direction, Intersection, Operator, and, asc, cond, desc, filter, type Filter } from "../../lib/client/index.js";
 import { filterToQueryString } from "../../lib/client/query-string.js";
-import { QpConfigurationError } from "../../lib/index.js";
-import { QpInMemoryAuditSink, QueryLibModule } from "../../nest-module/index.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { QpConfigurationError, parseFilter, parseSegment, parseSummary } from "../../lib/index.js";
+import { QpInMemoryAuditSink, QueryLibModule, queryLibOpenApiDocument } from "../../nest-module/index.js";
 import { describeOnTargets } from "../support/targets.js";
 import { type FeatureApp, StaffGuard, featureDatabase, featureRootOptions, startFeatureApp } from "./feature-app/app.js";
 import { Clinic, Patient, PatientStatus, clinicRows, featureTenants, patientsOf } from "./feature-app/entities.js";
@@ -302,9 +303,12 @@ describe("QueryLibModule.forFeature: a feature app with no query controller of i
     });
     after(() => f?.close());
 
+    /** Every body answered 200 without dropping anything, for the OpenAPI check at the end. */
+    const answered: { path: string; body: unknown }[] = [];
     const post = async (path: string, body: unknown, claims: Claims = staff("t-2"), headers?: Record<string, string>) => {
       const reply = await call(f.url, "POST", path, { body, claims, headers });
       assertNoStack(reply);
+      if (reply.status === 200 && !reply.body.policy?.entries?.some((e: { action: string }) => e.action === "Dropped")) answered.push({ path, body });
       return reply;
     };
     const get = async (path: string, claims: Claims = staff("t-2"), headers?: Record<string, string>) => {
@@ -582,6 +586,34 @@ describe("QueryLibModule.forFeature: a feature app with no query controller of i
         expect(pick(viaGet)).to.deep.equal(pick(viaPost));
         const one = await get("/patients/filter?where[STATUS][in]=Active&where[STATUS][in]=Discharged&where[score][greaterthan]=40&order=ID:DESC");
         expect(ids(one)).to.deep.equal(idsOf(patientsOf("t-2").filter((r) => r.status !== PatientStatus.Transferred && r.score > 40)).reverse());
+      });
+    });
+
+    // Last, after every other suite of this target: the app's own OpenAPI document against what it answered.
+    describe("its OpenAPI document", () => {
+      it("describes every body this app answered 200 above (canonically written), and lists exactly its routes", () => {
+        const document = queryLibOpenApiDocument(f.app);
+        expect(Object.keys(document.paths).sort()).to.deep.equal(["/clinics/filter", "/clinics/summary", "/patients/filter", "/patients/segment", "/patients/summary"]);
+        const ajv = new Ajv2020({ strict: false });
+        ajv.addSchema({ $id: "feature", components: document.components });
+        const parsers = { filter: parseFilter, segment: parseSegment, summary: parseSummary } as const;
+        // The document names each field by its canonical spelling (docs/NESTJS.md, OpenAPI); a case variant the server also reads is left out.
+        const spellings = new Map(Object.values(document.components.schemas).flatMap((schema) => {
+          const listed = (schema as { enum?: unknown[] }).enum ?? [];
+          return listed.filter((v): v is string => typeof v === "string").map((v) => [v.toLowerCase(), v] as const);
+        }));
+        const names = (value: unknown): string[] => Array.isArray(value) ? value.flatMap(names)
+          : value && typeof value === "object" ? Object.entries(value).flatMap(([key, inner]) => (key === "field" || key === "selects" || key === "fields") && typeof inner === "string" ? [inner] : key === "selects" || key === "fields" ? (inner as unknown[]).filter((v): v is string => typeof v === "string") : names(inner))
+          : [];
+        const canonicalOnly = answered.filter(({ body }) => names(body).every((n) => (spellings.get(n.toLowerCase()) ?? n) === n));
+        expect(canonicalOnly.length, "bodies answered 200 in canonical spelling").to.be.greaterThan(20);
+        for (const { path, body } of canonicalOnly) {
+          const [, entity, shape] = path.split("/") as [string, string, keyof typeof parsers];
+          const schema = `${entity.charAt(0).toUpperCase()}${entity.slice(1)}${shape.charAt(0).toUpperCase()}${shape.slice(1)}`;
+          const validate = ajv.getSchema(`feature#/components/schemas/${schema}`)!;
+          const canonical = JSON.parse(JSON.stringify(parsers[shape](body)));
+          expect(validate(canonical), `${path} ${JSON.stringify(body)}: ${JSON.stringify(validate.errors?.slice(0, 2))}`).to.equal(true);
+        }
       });
     });
   });
