@@ -1,5 +1,5 @@
-// The benchmark databases: SQLite in a file under bench/out/ and PostgreSQL in its own database
-// (`querylib_bench`, never the tests' `test`), each seeded once with the shared domain and
+// The benchmark databases: SQLite in a file under bench/out/, PostgreSQL and MariaDB each in its
+// own database (`querylib_bench`, never the tests' `test`), each seeded once with the shared domain and
 // reused while the seed fingerprint and the row counts still match. Also the raw-driver handles
 // (better-sqlite3 statements, a pg client with named prepared statements) used as the floor.
 import "reflect-metadata";
@@ -11,7 +11,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { domainEntities } from "../test/domain/entities.js";
 import { generateDomain, insertDomain } from "../test/domain/seed.js";
 
-export type Dialect = "sqlite" | "postgres";
+export type Dialect = "sqlite" | "postgres" | "mariadb";
 
 /** Bump when the bench's own schema additions (indexes) change, to force a reseed. */
 const BENCH_SCHEMA_VERSION = 1;
@@ -77,7 +77,7 @@ const TABLES: (keyof RowCounts)[] = ["contact_info", "customer", "product", "cus
 async function countRows(dataSource: DataSource): Promise<RowCounts> {
   const counts = {} as RowCounts;
   for (const table of TABLES) {
-    const rows = await dataSource.query(`SELECT COUNT(*) AS n FROM ${quote(table)}`);
+    const rows = await dataSource.query(`SELECT COUNT(*) AS n FROM ${quoteFor(dataSource)(table)}`);
     counts[table] = Number(rows[0].n);
   }
   return counts;
@@ -87,9 +87,17 @@ function quote(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;
 }
 
+/** MariaDB quotes identifiers with backticks (double quotes are strings there). */
+function backtick(identifier: string): string {
+  return `\`${identifier.replace(/`/g, "``")}\``;
+}
+
+const quoteFor = (dataSource: DataSource) => (dataSource.options.type === "mariadb" ? backtick : quote);
+
 async function readMeta(dataSource: DataSource): Promise<{ fingerprint: string; counts: RowCounts } | null> {
+  const q = quoteFor(dataSource);
   try {
-    const rows = await dataSource.query(`SELECT "value" FROM ${quote(META_TABLE)} WHERE "key" = 'seed'`);
+    const rows = await dataSource.query(`SELECT ${q("value")} AS value FROM ${q(META_TABLE)} WHERE ${q("key")} = 'seed'`);
     return rows.length ? JSON.parse(rows[0].value) : null;
   } catch {
     return null;
@@ -113,15 +121,17 @@ async function seed(dataSource: DataSource, dialect: Dialect, spec: SeedSpec, pr
     `  ${dialect}: generated ${data.customers.length} customers, ${data.orders.length} orders, ${data.items.length} items in ${Math.round(performance.now() - started)} ms; inserting…`,
   );
   await insertDomain(dataSource, data);
-  for (const sql of EXTRA_INDEXES) await dataSource.query(sql);
+  const q = quoteFor(dataSource);
+  for (const sql of EXTRA_INDEXES) await dataSource.query(dialect === "mariadb" ? sql.replace(/"/g, "`") : sql);
   if (dialect === "postgres") await dataSource.query("VACUUM ANALYZE");
+  else if (dialect === "mariadb") await dataSource.query(`ANALYZE TABLE ${TABLES.map(q).join(", ")}`);
   else await dataSource.query("ANALYZE");
   const counts = await countRows(dataSource);
-  await dataSource.query(`CREATE TABLE IF NOT EXISTS ${quote(META_TABLE)} ("key" varchar(32) PRIMARY KEY, "value" text NOT NULL)`);
-  await dataSource.query(`DELETE FROM ${quote(META_TABLE)}`);
+  await dataSource.query(`CREATE TABLE IF NOT EXISTS ${q(META_TABLE)} (${q("key")} varchar(32) PRIMARY KEY, ${q("value")} text NOT NULL)`);
+  await dataSource.query(`DELETE FROM ${q(META_TABLE)}`);
   const value = JSON.stringify({ fingerprint: fingerprint(spec), counts });
   await dataSource.query(
-    `INSERT INTO ${quote(META_TABLE)} ("key", "value") VALUES ('seed', ${dialect === "postgres" ? "$1" : "?"})`,
+    `INSERT INTO ${q(META_TABLE)} (${q("key")}, ${q("value")}) VALUES ('seed', ${dialect === "postgres" ? "$1" : "?"})`,
     [value],
   );
   return counts;
@@ -319,4 +329,97 @@ export async function openPostgres(spec: SeedSpec, print: (line: string) => void
       await dataSource.destroy();
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// MariaDB
+
+interface MysqlConnection {
+  execute(sql: string, values?: readonly unknown[]): Promise<[unknown, unknown]>;
+  query(sql: string, values?: readonly unknown[]): Promise<[unknown, unknown]>;
+  end(): Promise<void>;
+}
+
+async function loadMysql(): Promise<{ createConnection(config: string | Record<string, unknown>): Promise<MysqlConnection> }> {
+  const specifier = "mysql2/promise";
+  const module = (await import(specifier)) as { default?: unknown };
+  return (module.default ?? module) as never;
+}
+
+/** Connection URL of the MariaDB bench database; QL_BENCH_MARIADB_URL wins, else QL_MARIADB_URL's server. */
+export function mariadbBenchUrl(): string {
+  if (process.env.QL_BENCH_MARIADB_URL) return process.env.QL_BENCH_MARIADB_URL;
+  const url = new URL(process.env.QL_MARIADB_URL ?? "mysql://root@127.0.0.1:3306/test");
+  url.pathname = `/${PG_BENCH_DATABASE}`;
+  return url.toString();
+}
+
+export async function openMariadb(spec: SeedSpec, print: (line: string) => void): Promise<BenchDatabase> {
+  const mysql = await loadMysql();
+  const url = mariadbBenchUrl();
+  const server = new URL(url);
+  const name = decodeURIComponent(server.pathname.slice(1));
+  server.pathname = "/";
+  const admin = await mysql.createConnection({ uri: server.toString(), connectTimeout: 5000 });
+  try {
+    await admin.query(`CREATE DATABASE IF NOT EXISTS ${backtick(name)} CHARACTER SET utf8mb4`);
+  } finally {
+    await admin.end();
+  }
+  const open = async (fresh: boolean) => {
+    const dataSource = new DataSource({
+      type: "mariadb", url, entities: domainEntities, synchronize: fresh, dropSchema: fresh, logging: false, charset: "utf8mb4", connectTimeout: 5000,
+    } as DataSourceOptions);
+    await dataSource.initialize();
+    return dataSource;
+  };
+  const started = performance.now();
+  let dataSource = await open(false);
+  let seededNow = false;
+  let counts: RowCounts;
+  const meta = await readMeta(dataSource);
+  const current = meta ? await countRows(dataSource).catch(() => null) : null;
+  if (meta && current && meta.fingerprint === fingerprint(spec) && sameCounts(meta.counts, current)) {
+    counts = current;
+  } else {
+    await dataSource.destroy();
+    dataSource = await open(true);
+    print(`  mariadb: seeding database ${name} …`);
+    counts = await seed(dataSource, "mariadb", spec, print);
+    seededNow = true;
+  }
+  const seedMs = performance.now() - started;
+  // Two connections, as on PostgreSQL; execute() prepares a statement once per connection and reuses it.
+  const connections = await Promise.all([0, 1].map(() => mysql.createConnection({ uri: url, charset: "utf8mb4" })));
+  const raw: RawDriver = {
+    async all(_name, sql, params, lane = 0) {
+      const [rows] = await connections[lane]!.execute(sql, params);
+      return rows as Record<string, unknown>[];
+    },
+    async close() {
+      await Promise.all(connections.map((connection) => connection.end()));
+    },
+  };
+  const version = (await dataSource.query("SELECT VERSION() AS v"))[0].v as string;
+  const safeUrl = new URL(url);
+  safeUrl.password = "";
+  return {
+    dialect: "mariadb",
+    dataSource,
+    raw,
+    counts,
+    seededNow,
+    seedMs,
+    location: safeUrl.toString(),
+    serverVersion: `MariaDB ${version}`,
+    async close() {
+      await raw.close();
+      await dataSource.destroy();
+    },
+  };
+}
+
+/** The bench database of a dialect, seeded as `spec` says. */
+export function openBenchDatabase(dialect: Dialect, spec: SeedSpec, print: (line: string) => void, sqliteInMemory = false): Promise<BenchDatabase> {
+  return dialect === "sqlite" ? openSqlite(spec, print, sqliteInMemory) : dialect === "postgres" ? openPostgres(spec, print) : openMariadb(spec, print);
 }

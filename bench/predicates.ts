@@ -57,6 +57,19 @@ export function toQueryLibGroup(group: Group): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------
 // TypeORM
 
+/**
+ * A case-insensitive LIKE as a user of each database writes it. MariaDB's LIKE follows the
+ * column's collation (utf8mb4_general_ci), which also ignores accents ("é" matches "e"): a user
+ * who wants case alone ignored lowers both sides and compares them bytewise.
+ */
+function insensitiveLike(col: string, p: string, dialect: Dialect): string {
+  if (dialect === "postgres") return `${col} ILIKE :${p}`;
+  if (dialect === "mariadb") return `LOWER(${col}) LIKE :${p} COLLATE utf8mb4_bin`;
+  return `${col} LIKE :${p}`;
+}
+
+const likeValue = (pattern: string, dialect: Dialect) => (dialect === "mariadb" ? pattern.toLowerCase() : pattern);
+
 function typeormValue(c: Cond, value: string | number | boolean): unknown {
   switch (c.dataType) {
     case "DateTime":
@@ -105,10 +118,10 @@ export function applyTypeormGroup(
           add(`${col} <> :${p}`, { [p]: v[0] });
           break;
         case "IContains":
-          add(dialect === "postgres" ? `${col} ILIKE :${p}` : `${col} LIKE :${p}`, { [p]: `%${v[0]}%` });
+          add(insensitiveLike(col, p, dialect), { [p]: likeValue(`%${v[0]}%`, dialect) });
           break;
         case "IStartsWith":
-          add(dialect === "postgres" ? `${col} ILIKE :${p}` : `${col} LIKE :${p}`, { [p]: `${v[0]}%` });
+          add(insensitiveLike(col, p, dialect), { [p]: likeValue(`${v[0]}%`, dialect) });
           break;
         case "In":
           add(`${col} IN (:...${p})`, { [p]: v });
@@ -148,7 +161,7 @@ function paginateValue(c: Cond, value: string | number | boolean, dialect: Diale
   // converted); SQLite stores booleans as 0/1, so a SQLite user has to send 1/0.
   if (c.dataType === "Boolean") {
     const truthy = value === true || value === "true";
-    return dialect === "sqlite" ? (truthy ? "1" : "0") : String(truthy);
+    return dialect === "postgres" ? String(truthy) : truthy ? "1" : "0"; // SQLite and MariaDB store booleans as 0/1
   }
   const text = String(value);
   return /[\s()"',]/.test(text) ? `"${text.replace(/(["\\])/g, "\\$1")}"` : text;

@@ -1,6 +1,6 @@
 // QueryLib benchmark suite: `npm run bench` (full) or `npm run bench -- --quick`.
 //
-//   node dist/bench/run.js [--quick] [--dialects=sqlite,postgres] [--only=W1,W3]
+//   node dist/bench/run.js [--quick] [--dialects=sqlite,postgres,mariadb] [--only=W1,W3]
 //                          [--customers=N] [--sqlite-memory] [--no-build] [--no-growth]
 //                          [--no-transforms] [--no-vaults] [--no-write]
 //
@@ -13,7 +13,7 @@ import os from "node:os";
 import { DataSource, type DataSourceOptions, type EntityTarget, type ObjectLiteral } from "typeorm";
 import { Customer, OrderItem, domainEntities } from "../test/domain/entities.js";
 import { growthChart } from "./chart.js";
-import { OUT_DIR, PUBLISHED_DIR, REPO_ROOT, openPostgres, openSqlite, type BenchDatabase, type Dialect } from "./db.js";
+import { OUT_DIR, PUBLISHED_DIR, REPO_ROOT, openBenchDatabase, type BenchDatabase, type Dialect } from "./db.js";
 import { calibrationWork, interleaved, interleavedLoops, stats, type LoopTask, type PassOptions, type RoundOptions, type TimedTask } from "./measure.js";
 import {
   conditionsFilter,
@@ -102,8 +102,8 @@ function parseOptions(argv: string[]): Options {
     }
   }
   const quick = flag("quick");
-  const dialects = (value("dialects") ?? "sqlite,postgres").split(",").map((d) => d.trim()) as Dialect[];
-  for (const d of dialects) if (d !== "sqlite" && d !== "postgres") throw new Error(`unknown dialect ${d}`);
+  const dialects = (value("dialects") ?? "sqlite,postgres,mariadb").split(",").map((d) => d.trim()) as Dialect[];
+  for (const d of dialects) if (d !== "sqlite" && d !== "postgres" && d !== "mariadb") throw new Error(`unknown dialect ${d}`);
   const only = (value("only")?.split(",").map((w) => w.trim().toUpperCase()) ?? WORKLOAD_IDS) as WorkloadId[];
   for (const w of only) if (!WORKLOAD_IDS.includes(w)) throw new Error(`unknown workload ${w}`);
   return {
@@ -646,7 +646,7 @@ async function main(): Promise<void> {
     let db: BenchDatabase;
     try {
       const spec = { customers: options.customers, seed: options.seed };
-      db = dialect === "sqlite" ? await openSqlite(spec, log, options.sqliteMemory) : await openPostgres(spec, log);
+      db = await openBenchDatabase(dialect, spec, log, options.sqliteMemory);
     } catch (error) {
       log(`  ${dialect}: NOT RUN — ${firstLine(error)}`);
       report.meta.skippedDialects.push({ dialect, reason: firstLine(error) });

@@ -173,7 +173,7 @@ function stubBuilderClass<T extends ObjectLiteral>(Base: new (qb: unknown) => Se
 
 function bool(ctx: Ctx, value: boolean): string {
   // nestjs-paginate hands the text through; SQLite stores booleans as 0/1.
-  return ctx.dialect === "sqlite" ? (value ? "1" : "0") : String(value);
+  return ctx.dialect === "postgres" ? String(value) : value ? "1" : "0"; // SQLite and MariaDB store booleans as 0/1
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -368,8 +368,9 @@ function w5Workload(ctx: Ctx, scope?: TenantScope): HandWritten {
       .where("o.status IN (:...statuses)", { statuses: p.statuses });
     // Orders have no tenant column: the guarded variant's stand-in is `status <> 'Pending'`.
     if (scope) qb.andWhere("o.status <> :hiddenStatus", { hiddenStatus: scope.hiddenOrderStatus });
+    // MariaDB groups text by its collation (case and accents folded); QueryLib groups exact values, as the other databases do.
     return qb
-      .groupBy("c.address.city")
+      .groupBy(ctx.dialect === "mariadb" ? "CAST(c.address.city AS BINARY)" : "c.address.city")
       .having("COUNT(*) >= :minCount", { minCount: p.minCount });
   };
   const page = () =>
@@ -498,7 +499,15 @@ function treeWorkload(ctx: Ctx, id: WorkloadId, group: Group, pageSize: number, 
     filterExpressionMaxComplexity: 1000,
     maxLimit: 1000,
   };
-  return pagedEntities(ctx, id, "c", builder as never, paginateRunner(repo, query, config), paginateBuildOnly(repo, query, config), undefined, scope);
+  // nestjs-paginate's $ilike and $sw are LIKE on MariaDB, under the column's collation, which also folds accents: another question.
+  const paginate = ctx.dialect === "mariadb" && hasInsensitiveText(group)
+    ? { na: "on MariaDB its $ilike/$sw follow the collation, which also ignores accents (another question)" }
+    : paginateRunner(repo, query, config);
+  return pagedEntities(ctx, id, "c", builder as never, paginate, paginateBuildOnly(repo, query, config), undefined, scope);
+}
+
+function hasInsensitiveText(group: Group): boolean {
+  return group.conditions.some((c) => c.operator === "IContains" || c.operator === "IStartsWith") || group.groups.some(hasInsensitiveText);
 }
 
 function w7(ctx: Ctx, scope?: TenantScope): HandWritten {
