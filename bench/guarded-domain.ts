@@ -225,7 +225,7 @@ export async function newGuardedEngine(): Promise<GuardedEngine> {
  * or drops anything. Refuses an in-memory SQLite base (a second connection would see another,
  * empty database).
  */
-export async function openGuardedDataSource(base: DataSource): Promise<DataSource> {
+export async function openGuardedDataSource(base: DataSource, extraEntities: Function[] = []): Promise<DataSource> {
   const options = base.options as DataSourceOptions & { database?: unknown };
   if (options.type === "better-sqlite3" && (options.database === ":memory:" || options.database === "")) {
     throw new Error("the guarded variant needs a file database (--sqlite-memory gives a second connection another database)");
@@ -233,7 +233,7 @@ export async function openGuardedDataSource(base: DataSource): Promise<DataSourc
   const dataSource = new DataSource({
     ...options,
     ...(options.type === "better-sqlite3" ? { driver: sharedSqliteConnection(base) } : {}),
-    entities: guardedEntities,
+    entities: [...guardedEntities, ...extraEntities],
     synchronize: false,
     dropSchema: false,
     migrationsRun: false,

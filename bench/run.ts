@@ -57,7 +57,7 @@ import { HAND_WRITTEN, conditionsBuilder, depthBuilder, pageSizeBuilder, type Ct
 // ---------------------------------------------------------------------------------------------
 // Options
 
-/** Sections of BENCHMARKS.md that other bench scripts write (bench/long-lists.ts): a full run keeps them. */
+/** Sections of BENCHMARKS.md that other bench scripts write (bench/http/run.ts, bench/long-lists.ts): a full run keeps them. */
 function keptSections(file: string): string {
   let text: string;
   try {
@@ -65,8 +65,8 @@ function keptSections(file: string): string {
   } catch {
     return "";
   }
-  const at = text.indexOf("\n## Long value lists");
-  return at < 0 ? "" : text.slice(at);
+  const starts = ["\n## Over HTTP", "\n## Long value lists"].map((heading) => text.indexOf(heading)).filter((at) => at >= 0);
+  return starts.length === 0 ? "" : text.slice(Math.min(...starts));
 }
 
 interface Options {

@@ -1,0 +1,99 @@
+// The HTTP benchmark's load generator, in its own process: autocannon drives one endpoint with a
+// fixed number of connections, for a warm-up and then the timed window. Only responses that
+// complete inside the timed window count, so every connection has been admitted (accepted off
+// the listen queue, its first request answered) before timing starts: a Node server takes new
+// connections slowly under overload, and counting that would measure the accept queue, not
+// request handling. Latencies go into an HDR histogram (hdr-histogram-js, autocannon's own).
+//
+//   node dist/bench/http/drive.js '<json spec>'   → one line of JSON on stdout
+import { createRequire } from "node:module";
+import * as hdr from "hdr-histogram-js";
+
+// autocannon is CommonJS without type declarations: required, and typed below as far as used.
+const autocannon = createRequire(import.meta.url)("autocannon") as (options: object) => AutocannonInstance;
+
+export interface DriveSpec {
+  readonly url: string;
+  readonly method: "GET" | "POST";
+  readonly body?: string;
+  readonly connections: number;
+  readonly warmupSeconds: number;
+  readonly seconds: number;
+}
+
+export interface DriveResult {
+  readonly requests: number;
+  readonly rps: number;
+  /** Milliseconds. */
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly max: number;
+  readonly errors: number;
+  readonly non2xx: number;
+}
+
+interface AutocannonInstance {
+  on(event: "response", listener: (client: unknown, status: number, bytes: number, responseTime: number) => void): void;
+  on(event: "reqError", listener: (error: unknown) => void): void;
+  on(event: "done", listener: () => void): void;
+}
+
+function drive(spec: DriveSpec): Promise<DriveResult> {
+  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  let requests = 0;
+  let errors = 0;
+  let non2xx = 0;
+  const started = performance.now();
+  const timedFrom = started + spec.warmupSeconds * 1000;
+  const timedTo = timedFrom + spec.seconds * 1000;
+  const timed = () => {
+    const now = performance.now();
+    return now >= timedFrom && now <= timedTo;
+  };
+  return new Promise((resolve) => {
+    const instance = autocannon({
+      url: spec.url,
+      method: spec.method,
+      body: spec.body,
+      headers: spec.body === undefined ? {} : { "content-type": "application/json" },
+      connections: spec.connections,
+      pipelining: 1,
+      duration: spec.warmupSeconds + spec.seconds,
+      timeout: 30,
+    });
+    instance.on("response", (_client, status, _bytes, responseTime) => {
+      if (!timed()) return;
+      requests++;
+      // responseTime is in ms (fractional); the histogram holds microseconds.
+      histogram.recordValue(Math.max(1, Math.round(responseTime * 1000)));
+      if (status < 200 || status >= 300) non2xx++;
+    });
+    instance.on("reqError", () => {
+      if (timed()) errors++;
+    });
+    instance.on("done", () => {
+      const ms = (us: number) => Math.round(us) / 1000;
+      resolve({
+        requests, rps: requests / spec.seconds,
+        p50: ms(histogram.getValueAtPercentile(50)), p90: ms(histogram.getValueAtPercentile(90)),
+        p99: ms(histogram.getValueAtPercentile(99)), p999: ms(histogram.getValueAtPercentile(99.9)), max: ms(histogram.maxValue),
+        errors, non2xx,
+      });
+    });
+  });
+}
+
+const spec = JSON.parse(process.argv[2] ?? "null") as DriveSpec | null;
+if (!spec) {
+  process.stderr.write("usage: drive.js '<json spec>'\n");
+  process.exit(2);
+}
+drive(spec).then((result) => {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}, (error: unknown) => {
+  process.stderr.write(`drive failed: ${String(error)}\n`);
+  process.exit(1);
+});
