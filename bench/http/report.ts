@@ -28,14 +28,16 @@ export function renderHttpMarkdown(report: HttpReport): string {
     `- Method: ${report.method}.`,
     ...Object.entries(report.servers).map(([dialect, version]) => `- ${dialect}: ${version}`),
     "",
-    "![Latency percentiles at 200 concurrent connections](docs/benchmarks/http-latency.png)",
+  ];
+  const top = Math.max(...concurrencies);
+  lines.push(
+    `![Latency percentiles at ${top} concurrent connections](docs/benchmarks/http-latency.png)`,
     "",
-    "### Targets (at 200 concurrent connections)",
+    `### Targets (at ${top} concurrent connections)`,
     "",
     "| Target | Dialect | Measured | Verdict |",
     "|---|---|---|---|",
-  ];
-  const top = Math.max(...concurrencies);
+  );
   for (const dialect of dialects) {
     const at = (workload: string, endpoint: Endpoint) => cellOf(report, dialect, workload, top, endpoint)?.median;
     const tail = workloads.flatMap((w) => ENDPOINTS.map((e) => ({ w, e, m: at(w, e) }))).filter((x) => x.m);
