@@ -4,6 +4,7 @@ import type { CanActivate, Type } from "@nestjs/common";
 import type { DataSource } from "typeorm";
 import { type IQpAuditSink, type QpPolicyOptions, type QpPolicyProviders, QpConfigurationError } from "../lib/index.js";
 import { type QpClaimsOptions, checkClaimsOptions } from "./claims.js";
+import type { QpGroupCommitOptions } from "./audit-group-commit.js";
 
 /** A named authorization policy: a Nest guard (instance or class) or a predicate over the request. */
 export type QpAuthorizationPolicy = CanActivate | Type<CanActivate> | ((request: any) => boolean | Promise<boolean>);
@@ -31,6 +32,12 @@ export interface QpAuditModuleOptions {
   readonly sink?: IQpAuditSink;
   /** Register `QpAuditInterceptor` as a global interceptor (default true). With false, call `useQpPolicyAudit(app)`. */
   readonly interceptor?: boolean;
+  /**
+   * Group commit (QpGroupCommitAuditSink): the events of requests that finish while a write is in
+   * flight go out together in the next write. Each response still waits for its own events, so
+   * both auditFailure modes hold. Default false; `true` or `{ maxEvents }` (default 500).
+   */
+  readonly groupCommit?: boolean | QpGroupCommitOptions;
 }
 
 export interface QueryLibModuleOptions {
@@ -62,7 +69,7 @@ export interface QueryLibModuleOptions {
 
 const moduleKeys = ["policies", "configure", "providers", "useDefaultEngine", "admin", "claims", "audit", "auditFailure", "authorizationPolicies", "dataSource"];
 const adminKeys = ["routePrefix", "readPolicy", "writePolicy", "allowAnonymousAccess", "refuseRuleFindings"];
-const auditKeys = ["sink", "interceptor"];
+const auditKeys = ["sink", "interceptor", "groupCommit"];
 
 export const defaultRoutePrefix = "/qp-admin";
 
@@ -127,6 +134,11 @@ export function checkModuleOptions(options: unknown, where = "QueryLibModule"): 
     if (o.audit === null || typeof o.audit !== "object") throw new QpConfigurationError(`${where}: audit must be true, false or { sink, interceptor }`);
     for (const key of Object.keys(o.audit)) if (!auditKeys.includes(key)) throw new QpConfigurationError(`${where}: audit.${key}: unknown option; expected one of ${auditKeys.join(", ")}`);
     if (o.audit.sink !== undefined && typeof o.audit.sink?.write !== "function") throw new QpConfigurationError(`${where}: audit.sink must implement IQpAuditSink (write(events))`);
+    const group = o.audit.groupCommit;
+    if (group !== undefined && typeof group !== "boolean") {
+      const maxEvents = group === null || typeof group !== "object" ? NaN : (group as QpGroupCommitOptions).maxEvents ?? 500;
+      if (!Number.isInteger(maxEvents) || maxEvents < 1 || maxEvents > 100_000) throw new QpConfigurationError(`${where}: audit.groupCommit must be true, false or { maxEvents } (an integer from 1 to 100000)`);
+    }
   }
   if (o.auditFailure !== undefined) {
     if (o.auditFailure !== "log" && o.auditFailure !== "failClosed") throw new QpConfigurationError(`${where}: auditFailure must be "log" or "failClosed"`);

@@ -8,6 +8,7 @@ import { DataSource } from "typeorm";
 import { type IQpAuditSink, QpConfigurationError, QpPolicyEngine, addQpPolicies } from "../lib/index.js";
 import { bindPolicySection } from "../lib/policy/options.js";
 import { QpLoggerAuditSink } from "./audit-sinks.js";
+import { QpGroupCommitAuditSink } from "./audit-group-commit.js";
 import type { QpClaimsOptions } from "./claims.js";
 import { QpHttpError } from "./errors.js";
 import type { QpFeatureRoute } from "./feature.js";
@@ -174,7 +175,8 @@ export async function createRuntime(options: QueryLibModuleOptions, adapterHost:
     throw error;
   }
   const audit = typeof options.audit === "object" ? options.audit : {};
-  const sink = audit.sink ?? engine.options.auditSink ?? new QpLoggerAuditSink();
+  const given = audit.sink ?? engine.options.auditSink ?? new QpLoggerAuditSink();
+  const sink = audit.groupCommit ? new QpGroupCommitAuditSink(given, audit.groupCommit === true ? {} : audit.groupCommit) : given;
   const runtime = new QpRuntime(options, engine, sink, { ...(options.claims ?? {}), engine }, moduleRef);
   if (options.admin) runtime.useAdmin(options.admin, "QueryLibModule: admin");
   return runtime;
