@@ -57,6 +57,9 @@ import { HAND_WRITTEN, conditionsBuilder, depthBuilder, pageSizeBuilder, type Ct
 // ---------------------------------------------------------------------------------------------
 // Options
 
+/** A run over all of them (and every workload) publishes its figures; fewer is a partial run. */
+const ALL_DIALECTS: Dialect[] = ["sqlite", "postgres", "mariadb"];
+
 /** Sections of BENCHMARKS.md that other bench scripts write (bench/http/run.ts, bench/long-lists.ts): a full run keeps them. */
 function keptSections(file: string): string {
   let text: string;
@@ -102,7 +105,7 @@ function parseOptions(argv: string[]): Options {
     }
   }
   const quick = flag("quick");
-  const dialects = (value("dialects") ?? "sqlite,postgres,mariadb").split(",").map((d) => d.trim()) as Dialect[];
+  const dialects = (value("dialects") ?? ALL_DIALECTS.join(",")).split(",").map((d) => d.trim()) as Dialect[];
   for (const d of dialects) if (d !== "sqlite" && d !== "postgres" && d !== "mariadb") throw new Error(`unknown dialect ${d}`);
   const only = (value("only")?.split(",").map((w) => w.trim().toUpperCase()) ?? WORKLOAD_IDS) as WorkloadId[];
   for (const w of only) if (!WORKLOAD_IDS.includes(w)) throw new Error(`unknown workload ${w}`);
@@ -697,7 +700,7 @@ async function main(): Promise<void> {
   // docs/benchmarks/ (committed); a --quick spot check (or a partial run with --only /
   // --dialects) writes its files under bench/out/ (ignored) with a ".quick" / ".partial"
   // suffix, so it never overwrites the published figures.
-  const partial = options.only.length !== WORKLOAD_IDS.length || options.dialects.length !== 2;
+  const partial = options.only.length !== WORKLOAD_IDS.length || !ALL_DIALECTS.every((d) => options.dialects.includes(d));
   const suffix = options.quick ? ".quick" : partial ? ".partial" : "";
   const [dir, dirRel] = suffix ? [OUT_DIR, "bench/out/"] : [PUBLISHED_DIR, "docs/benchmarks/"];
   const written: string[] = [];
