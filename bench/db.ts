@@ -141,6 +141,27 @@ function sameCounts(a: RowCounts, b: RowCounts): boolean {
   return TABLES.every((table) => a[table] === b[table]);
 }
 
+/**
+ * A server database (PostgreSQL, MariaDB) with the seed `spec` asks for: reused when its recorded
+ * fingerprint and row counts still match, else dropped, re-created and seeded.
+ */
+async function seededServer(
+  dialect: Dialect, open: (fresh: boolean) => Promise<DataSource>, spec: SeedSpec, print: (line: string) => void, name: string,
+): Promise<{ dataSource: DataSource; counts: RowCounts; seededNow: boolean; seedMs: number }> {
+  const started = performance.now();
+  let dataSource = await open(false);
+  const meta = await readMeta(dataSource);
+  const current = meta ? await countRows(dataSource).catch(() => null) : null;
+  if (meta && current && meta.fingerprint === fingerprint(spec) && sameCounts(meta.counts, current)) {
+    return { dataSource, counts: current, seededNow: false, seedMs: performance.now() - started };
+  }
+  await dataSource.destroy();
+  dataSource = await open(true);
+  print(`  ${dialect}: seeding database ${name} …`);
+  const counts = await seed(dataSource, dialect, spec, print);
+  return { dataSource, counts, seededNow: true, seedMs: performance.now() - started };
+}
+
 // ---------------------------------------------------------------------------------------------
 // SQLite
 
@@ -275,22 +296,7 @@ export async function openPostgres(spec: SeedSpec, print: (line: string) => void
     await dataSource.initialize();
     return dataSource;
   };
-  const started = performance.now();
-  let dataSource = await open(false);
-  let seededNow = false;
-  let counts: RowCounts;
-  const meta = await readMeta(dataSource);
-  const current = meta ? await countRows(dataSource).catch(() => null) : null;
-  if (meta && current && meta.fingerprint === fingerprint(spec) && sameCounts(meta.counts, current)) {
-    counts = current;
-  } else {
-    await dataSource.destroy();
-    dataSource = await open(true);
-    print(`  postgres: seeding database ${PG_BENCH_DATABASE} …`);
-    counts = await seed(dataSource, "postgres", spec, print);
-    seededNow = true;
-  }
-  const seedMs = performance.now() - started;
+  const { dataSource, counts, seededNow, seedMs } = await seededServer("postgres", open, spec, print, PG_BENCH_DATABASE);
   const clients: PgClient[] = [];
   for (let lane = 0; lane < 2; lane++) {
     const client = new pg.Client({ connectionString: url });
@@ -373,22 +379,7 @@ export async function openMariadb(spec: SeedSpec, print: (line: string) => void)
     await dataSource.initialize();
     return dataSource;
   };
-  const started = performance.now();
-  let dataSource = await open(false);
-  let seededNow = false;
-  let counts: RowCounts;
-  const meta = await readMeta(dataSource);
-  const current = meta ? await countRows(dataSource).catch(() => null) : null;
-  if (meta && current && meta.fingerprint === fingerprint(spec) && sameCounts(meta.counts, current)) {
-    counts = current;
-  } else {
-    await dataSource.destroy();
-    dataSource = await open(true);
-    print(`  mariadb: seeding database ${name} …`);
-    counts = await seed(dataSource, "mariadb", spec, print);
-    seededNow = true;
-  }
-  const seedMs = performance.now() - started;
+  const { dataSource, counts, seededNow, seedMs } = await seededServer("mariadb", open, spec, print, name);
   // Two connections, as on PostgreSQL; execute() prepares a statement once per connection and reuses it.
   const connections = await Promise.all([0, 1].map(() => mysql.createConnection({ uri: url, charset: "utf8mb4" })));
   const raw: RawDriver = {
