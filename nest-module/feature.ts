@@ -9,7 +9,7 @@
 // module's interceptor's, and the host's guards run first. Like the admin controller, each class
 // is made here because a controller's path is fixed when its class is defined.
 import { type CanActivate, Controller, Get, HttpCode, Inject, Injectable, type DynamicModule, type OnModuleInit, Post, Req, type Type, UseFilters, UseGuards } from "@nestjs/common";
-import type { ObjectLiteral } from "typeorm";
+import type { ObjectLiteral, Repository } from "typeorm";
 import { type Filter, type QpPolicyContext, type Segment, type Summary, QpConfigurationError, applyPolicy } from "../lib/index.js";
 import type { QpOpenApiRoute, QpShapeName } from "../lib/openapi/document.js";
 import { QpExceptionFilter, QpHttpError } from "./errors.js";
@@ -70,13 +70,12 @@ function sqlRequested(request: object, allowed: boolean): boolean {
 }
 
 interface FeatureControllerInstance {
-  readonly runtime: QpRuntime;
   readonly route: QpFeatureRoute;
+  readonly repository: Repository<ObjectLiteral>;
 }
 
-async function run(instance: FeatureControllerInstance, shape: Filter | Segment | Summary, context: QpPolicyContext, request: object) {
-  const repository = instance.runtime.dataSource().getRepository(instance.route.entity as new () => ObjectLiteral);
-  return applyPolicy(repository, context).toListAsync(shape as Filter, sqlRequested(request, instance.route.sqlParameter));
+function run(instance: FeatureControllerInstance, shape: Filter | Segment | Summary, context: QpPolicyContext, request: object) {
+  return applyPolicy(instance.repository, context).toListAsync(shape as Filter, sqlRequested(request, instance.route.sqlParameter));
 }
 
 /** The controller class of one entry (its routes defined as the admin controller's are). */
@@ -88,6 +87,8 @@ function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptio
   @Injectable()
   class QpEntityQueryController implements FeatureControllerInstance, OnModuleInit {
     route!: QpFeatureRoute;
+    /** Looked up once, at startup: a request neither searches the module graph for the DataSource nor asks it for the repository. */
+    repository!: Repository<ObjectLiteral>;
 
     constructor(@Inject(QP_RUNTIME) readonly runtime: QpRuntime) {}
 
@@ -100,6 +101,7 @@ function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptio
         );
       }
       this.route = { entity: entry.entity, publicName, path: normalizedPath(entry.path), shapes, sqlParameter };
+      this.repository = this.runtime.dataSource().getRepository(entry.entity as new () => ObjectLiteral);
       this.runtime.features.push(this.route);
     }
   }

@@ -130,7 +130,7 @@ export class QpRuntime {
     throw new QpHttpError(403, "Forbidden", `the caller does not satisfy the ${level} policy "${name}"`);
   }
 
-  /** The DataSource simulate compiles against. */
+  /** The DataSource simulate compiles against and forFeature's routes run on. */
   dataSource(): DataSource {
     if (this.options.dataSource) return this.options.dataSource;
     let found: DataSource | undefined;
@@ -139,7 +139,7 @@ export class QpRuntime {
     } catch {
       found = undefined;
     }
-    if (!found) throw new QpConfigurationError("QueryLibModule: the admin simulate route needs a DataSource: pass dataSource in the options or import TypeOrmModule.forRoot");
+    if (!found) throw new QpConfigurationError("QueryLibModule: the admin simulate route and forFeature's routes need a DataSource: pass dataSource in the options or import TypeOrmModule.forRoot");
     return found;
   }
 }

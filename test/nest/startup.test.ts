@@ -112,7 +112,7 @@ describe("querylib/nest startup", function () {
 
     it("when the admin API has no DataSource for simulate", async () => {
       const dataSource = await accountsDatabase();
-      await failsWith({ dataSource, controllers: [], noDataSourceProvider: true, module: { dataSource: undefined } }, /the admin simulate route needs a DataSource: pass dataSource in the options or import TypeOrmModule\.forRoot/);
+      await failsWith({ dataSource, controllers: [], noDataSourceProvider: true, module: { dataSource: undefined } }, /the admin simulate route and forFeature's routes need a DataSource: pass dataSource in the options or import TypeOrmModule\.forRoot/);
     });
 
     it("when forRootAsync reads an unknown key from @nestjs/config", async () => {
