@@ -2,11 +2,12 @@
 // per dialect and workload, each endpoint's p50, p99 and p99.9 as markers on one vertical line
 // (milliseconds, linear), so a long tail shows as a long line.
 import { Canvas, textWidth, type Rgba } from "../png.js";
-import { ENDPOINTS, type HttpReport } from "./run.js";
+import { ENDPOINTS } from "./requests.js";
+import type { HttpReport } from "./run.js";
 
 const INK: Rgba = [30, 30, 30, 255];
 const GRID: Rgba = [225, 225, 225, 255];
-const COLORS: Rgba[] = [[31, 119, 180, 255], [127, 127, 127, 255], [44, 160, 44, 255], [214, 39, 40, 255]];
+const COLORS: Rgba[] = [[31, 119, 180, 255], [127, 127, 127, 255], [44, 160, 44, 255], [214, 39, 40, 255], [148, 103, 189, 255]];
 
 export function httpLatencyChart(report: HttpReport): Buffer {
   const top = Math.max(...report.cells.map((c) => c.concurrency));
@@ -56,7 +57,7 @@ export function httpLatencyChart(report: HttpReport): Buffer {
   let x = 20;
   const y = panelH + 10;
   canvas.text(20, y, "MARKER P50, WIDE BAR P99, SHORT BAR P99.9:", INK, 2);
-  const labels = ["HAND-WRITTEN", "NESTJS-PAGINATE", "QUERYLIB AUDIT OFF", "QUERYLIB AUDIT ON"];
+  const labels = ["HAND-WRITTEN", "NESTJS-PAGINATE", "QUERYLIB AUDIT OFF", "AUDIT ON", "AUDIT GROUP COMMIT"];
   labels.forEach((label, i) => {
     const width = 38 + textWidth(label, 2) + 24;
     canvas.line(x, y + 37, x + 30, y + 37, COLORS[i]!, 3);

@@ -1,7 +1,8 @@
 // The "Over HTTP" section of BENCHMARKS.md from one bench:http run: per dialect, requests/s and
-// latency percentiles of the four endpoints at each concurrency, as ratios to the hand-written
+// latency percentiles of the five endpoints at each concurrency, as ratios to the hand-written
 // endpoint, the server's event-loop delay, and the issue's targets with their verdicts.
-import { ENDPOINTS, ENDPOINT_LABEL, type Endpoint, type HttpCell, type HttpReport } from "./run.js";
+import { ENDPOINTS, ENDPOINT_LABEL, type Endpoint } from "./requests.js";
+import type { HttpCell, HttpReport } from "./run.js";
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const ratio = (value: number) => `${value.toFixed(2)}×`;
@@ -19,9 +20,9 @@ export function renderHttpMarkdown(report: HttpReport): string {
     "",
     "`npm run bench:http`: one NestJS process per setting on the benchmark's seeded data (10,000 customers), the same question asked of three endpoints a team could write: "
       + "(a) a controller with a class-validator DTO and a TypeORM `SelectQueryBuilder` (`GET /hand/w1?…`), (b) nestjs-paginate's `@Paginate()` + `paginate()` (`GET /paginate/w1?filter.tier=$eq:Gold&…`), "
-      + "(c) `QueryLibModule.forFeature`'s guarded route (`POST /querylib/customers/filter`: the tenant predicate forced from the caller's claims, the guarded bench domain's masks), with audit off and with audit on to the relational sink. "
+      + "(c) `QueryLibModule.forFeature`'s guarded route (`POST /querylib/customers/filter`: the tenant predicate forced from the caller's claims, the guarded bench domain's masks), with audit off, with audit on to the relational sink (one INSERT per event, before the response), and with audit on through group commit (`audit: { groupCommit: true }`: the events of concurrent requests share one INSERT, each request still waits for its own events' commit). "
       + "Every endpoint scopes to the caller's tenant (tier Gold). autocannon drives each endpoint from a process of its own; only responses inside the timed window count, so every connection was admitted first. "
-      + "Before timing, the four endpoints return the same ids in the same order and the same total.",
+      + "Before timing, the endpoints return the same ids in the same order and the same total.",
     "",
     `- Date: ${report.date}`,
     `- Machine: ${report.machine}; Node ${report.node}; the load generator shares the machine with the server.`,
@@ -50,6 +51,7 @@ export function renderHttpMarkdown(report: HttpReport): string {
     };
     versus("querylib", 1.0, "QueryLib, audit off ≥ 1.0× the hand-written endpoint's requests/s");
     versus("querylib-audit", 0.9, "QueryLib, audit on ≥ 0.9× the hand-written endpoint's requests/s");
+    versus("querylib-audit-group", 0.9, "QueryLib, audit on with group commit ≥ 0.9× the hand-written endpoint's requests/s");
     const paginate = workloads.map((w) => ({ w, r: at(w, "querylib")!.rps / at(w, "paginate")!.rps }));
     const behind = paginate.filter((x) => x.r < 1);
     lines.push(`| QueryLib (audit off) not behind nestjs-paginate | ${dialect} | ${paginate.map((x) => `${x.w} ${ratio(x.r)}`).join(", ")} | ${behind.length ? `**missed** on ${behind.map((x) => x.w).join(", ")}` : "met"} |`);
@@ -73,7 +75,7 @@ export function renderHttpMarkdown(report: HttpReport): string {
   }
   lines.push(
     "W1: tier = Gold and createdAt between 2022 and 2023, newest first, page 3 of 50; W2: name contains \"an\" in any letter case and tier in (Silver, Gold), page 1 of 100; "
-      + "W4: active customers, id, name and contact.email, by name, page 2 of 50. All with the total. The audit-on endpoint's QpAuditInterceptor writes each request's audit events to `querylib_audit_event` before the response goes out.",
+      + "W4: active customers, id, name and contact.email, by name, page 2 of 50. All with the total. The audit-on endpoints' QpAuditInterceptor writes each request's audit events to `querylib_audit_event` before the response goes out; with group commit the events of requests in flight together go in one multi-row INSERT.",
     "",
   );
   return lines.join("\n");

@@ -3,36 +3,25 @@
 //   node dist/bench/http/run.js [--quick] [--dialects=sqlite,postgres,mariadb] [--workloads=W1,W2,W4]
 //                               [--concurrency=1,20,200] [--runs=3] [--seconds=5] [--warmup=2] [--no-write]
 //
-// Per dialect two server processes (bench/http/server.ts) on the benchmark's seeded database:
-// one with QueryLib's audit off, one with it on (the relational sink, as in production). Per
+// Per dialect three server processes (bench/http/server.ts) on the benchmark's seeded database:
+// QueryLib's audit off, on (the relational sink, as in production, one INSERT per event), and on
+// with group commit (the module's `audit.groupCommit`: events batched into one INSERT). Per
 // workload and concurrency, each endpoint is driven by autocannon in a process of its own
 // (bench/http/drive.ts), every connection admitted before timing; the endpoints take turns in
-// rotated order, `runs` times, and the medians are reported. Before any timing, the three
+// rotated order, `runs` times, and the medians are reported. Before any timing, all the
 // endpoints must return the same ids and totals. The server's event-loop delay is read after
 // each run. Writes the "Over HTTP" section of BENCHMARKS.md, docs/benchmarks/http.json and
 // docs/benchmarks/http-latency.png.
 process.env.TZ ??= "UTC";
 
-import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import type { Dialect } from "../db.js";
 import { PUBLISHED_DIR, REPO_ROOT } from "../db.js";
-import { w1Filter, w2Filter, w4Filter } from "../querylib-workloads.js";
-import { W1, W2, W4 } from "../workload-params.js";
-import type { DriveResult, DriveSpec } from "./drive.js";
+import type { DriveResult } from "./drive.js";
 import { httpLatencyChart } from "./chart.js";
-
-type Workload = "W1" | "W2" | "W4";
-export type Endpoint = "hand" | "paginate" | "querylib" | "querylib-audit";
-export const ENDPOINTS: Endpoint[] = ["hand", "paginate", "querylib", "querylib-audit"];
-export const ENDPOINT_LABEL: Record<Endpoint, string> = {
-  hand: "hand-written (DTO + builder)",
-  paginate: "nestjs-paginate",
-  querylib: "QueryLib guarded, audit off",
-  "querylib-audit": "QueryLib guarded, audit on",
-};
+import { driveProcess, fetchJson, type Server, startServer, stopServer } from "./processes.js";
+import { AUDIT_OF, type AuditMode, ENDPOINTS, type Endpoint, outcomeOf, requestOf, type Workload } from "./requests.js";
 
 const argv = process.argv.slice(2);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -47,106 +36,6 @@ const write = !argv.includes("--no-write") && !quick;
 const customers = Number(value("customers") ?? 10000);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-
-// ---- the requests: one question, asked three ways ----------------------------------------------
-
-interface Request {
-  readonly method: "GET" | "POST";
-  readonly path: string;
-  readonly body?: string;
-}
-
-function requestOf(endpoint: Endpoint, workload: Workload, dialect: Dialect): Request {
-  const bool = (b: boolean) => (dialect === "postgres" ? String(b) : b ? "1" : "0"); // nestjs-paginate passes the text through
-  if (endpoint === "querylib" || endpoint === "querylib-audit") {
-    const body = workload === "W1" ? w1Filter() : workload === "W2" ? w2Filter() : w4Filter();
-    return { method: "POST", path: "/querylib/customers/filter", body: JSON.stringify(body) };
-  }
-  const query = new URLSearchParams();
-  if (endpoint === "hand") {
-    if (workload === "W1") Object.entries({ tier: W1.tier, from: W1.from, to: W1.to, page: W1.pageNumber, pageSize: W1.pageSize }).forEach(([k, v]) => query.append(k, String(v)));
-    if (workload === "W2") {
-      query.append("name", W2.nameContains);
-      for (const tier of W2.tiers) query.append("tier", tier);
-      query.append("page", String(W2.pageNumber));
-      query.append("pageSize", String(W2.pageSize));
-    }
-    if (workload === "W4") Object.entries({ active: W4.isActive, page: W4.pageNumber, pageSize: W4.pageSize }).forEach(([k, v]) => query.append(k, String(v)));
-    return { method: "GET", path: `/hand/${workload.toLowerCase()}?${query}` };
-  }
-  if (workload === "W1") {
-    query.append("filter.tier", `$eq:${W1.tier}`);
-    query.append("filter.createdAt", `$btw:${W1.from},${W1.to}`);
-    query.append("sortBy", "createdAt:DESC");
-    query.append("sortBy", "id:DESC");
-    query.append("page", String(W1.pageNumber));
-    query.append("limit", String(W1.pageSize));
-  }
-  if (workload === "W2") {
-    query.append("filter.name", `$ilike:${W2.nameContains}`);
-    query.append("filter.tier", `$in:${W2.tiers.join(",")}`);
-    query.append("sortBy", "id:ASC");
-    query.append("page", String(W2.pageNumber));
-    query.append("limit", String(W2.pageSize));
-  }
-  if (workload === "W4") {
-    query.append("filter.isActive", `$eq:${bool(W4.isActive)}`);
-    query.append("sortBy", "name:ASC");
-    query.append("sortBy", "id:ASC");
-    query.append("page", String(W4.pageNumber));
-    query.append("limit", String(W4.pageSize));
-  }
-  return { method: "GET", path: `/paginate/${workload.toLowerCase()}?${query}` };
-}
-
-/** The ids and total of an answer, whatever its envelope. */
-function outcomeOf(body: { data?: { id: number }[]; total?: number; totalCount?: number; meta?: { totalItems?: number } }): string {
-  const ids = (body.data ?? []).map((row) => row.id).join(",");
-  return `${body.total ?? body.totalCount ?? body.meta?.totalItems} | ${ids}`;
-}
-
-// ---- processes -----------------------------------------------------------------------------------
-
-interface Server {
-  readonly url: string;
-  readonly version: string;
-  readonly process: ChildProcess;
-}
-
-function startServer(dialect: Dialect, audit: boolean): Promise<Server> {
-  const child = spawn(process.execPath, [here("./server.js"), `--dialect=${dialect}`, `--audit=${audit ? "on" : "off"}`, `--customers=${customers}`], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const listening = /LISTENING (\d+) (.*)\n/.exec(output);
-      if (listening) resolve({ url: `http://127.0.0.1:${listening[1]}`, version: listening[2]!, process: child });
-    });
-    child.on("exit", (code) => reject(new Error(`the ${dialect} server (audit ${audit ? "on" : "off"}) exited with ${code} before listening`)));
-  });
-}
-
-function stopServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.process.once("exit", () => resolve());
-    server.process.kill("SIGTERM");
-  });
-}
-
-function driveProcess(spec: DriveSpec): Promise<DriveResult> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [here("./drive.js"), JSON.stringify(spec)], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`drive failed: ${stderr || error.message}`));
-      else resolve(JSON.parse(stdout) as DriveResult);
-    });
-  });
-}
-
-async function fetchJson(url: string, request?: Request): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, request ? { method: request.method, ...(request.body ? { body: request.body, headers: { "content-type": "application/json" } } : {}) } : {});
-  return { status: response.status, body: await response.json() };
-}
 
 // ---- the run -----------------------------------------------------------------------------------
 
@@ -190,11 +79,12 @@ function medianOf(measures: HttpMeasure[]): HttpMeasure {
 }
 
 async function runDialect(dialect: Dialect, cells: HttpCell[], servers: Record<string, string>): Promise<void> {
-  log(`${dialect}: starting two servers (audit off, audit on)…`);
-  const plain = await startServer(dialect, false);
-  const audited = await startServer(dialect, true);
-  servers[dialect] = plain.version;
-  const serverOf = (endpoint: Endpoint) => (endpoint === "querylib-audit" ? audited : plain);
+  const modes = [...new Set(ENDPOINTS.map((e) => AUDIT_OF[e]))];
+  log(`${dialect}: starting ${modes.length} servers (audit ${modes.join(", ")})…`);
+  const byMode = new Map<AuditMode, Server>();
+  for (const audit of modes) byMode.set(audit, await startServer({ dialect, audit, customers }));
+  servers[dialect] = byMode.get("off")!.version;
+  const serverOf = (endpoint: Endpoint) => byMode.get(AUDIT_OF[endpoint])!;
   try {
     for (const workload of workloads) {
       // The same question, the same answer: ids in order and the total, before any timing.
@@ -209,7 +99,7 @@ async function runDialect(dialect: Dialect, cells: HttpCell[], servers: Record<s
       for (const [endpoint, outcome] of outcomes) {
         if (outcome !== reference) throw new Error(`${dialect} ${workload}: ${endpoint} answers ${outcome.slice(0, 120)}…, the hand-written endpoint ${reference.slice(0, 120)}…`);
       }
-      log(`  ${dialect} ${workload}: the four endpoints agree (total | ids: ${reference.slice(0, 60)}…)`);
+      log(`  ${dialect} ${workload}: the endpoints agree (total | ids: ${reference.slice(0, 60)}…)`);
       for (const concurrency of concurrencies) {
         const measures = new Map<Endpoint, HttpMeasure[]>(ENDPOINTS.map((e) => [e, []]));
         for (let run = 0; run < runs; run++) {
@@ -236,7 +126,7 @@ async function runDialect(dialect: Dialect, cells: HttpCell[], servers: Record<s
       }
     }
   } finally {
-    await Promise.all([stopServer(plain), stopServer(audited)]);
+    await Promise.all([...byMode.values()].map(stopServer));
   }
 }
 

@@ -5,16 +5,18 @@
 //       SelectQueryBuilder with the caller's tenant predicate;       GET /hand/w1|w2|w4?…
 //   (b) nestjs-paginate: @Paginate() + paginate(), the tenant in `where`; GET /paginate/w1|w2|w4?…
 //   (c) QueryLib: QueryLibModule.forFeature's guarded route (forced tenant predicate from the
-//       caller's claims, the guarded bench domain's masks), audit on to the relational sink or
-//       off as --audit says;                                          POST /querylib/customers/filter
+//       caller's claims, the guarded bench domain's masks), audit as --audit says: off, on to the
+//       relational sink, or on with group commit;                      POST /querylib/customers/filter
 // The caller is set by a middleware standing for the host's authentication (a verified token).
-// GET /__bench/eld answers the event loop's delay since the last call (perf_hooks), and resets it.
+// GET /__bench/eld answers the event loop's delay since the last call (perf_hooks), and resets it;
+// with --profile, POST /__bench/profile/start and /stop run V8's CPU profiler.
 //
-//   node dist/bench/http/server.js --dialect=sqlite|postgres|mariadb --audit=on|off [--customers=N]
+//   node dist/bench/http/server.js --dialect=sqlite|postgres|mariadb --audit=off|on|group [--customers=N] [--profile]
 // prints "LISTENING <port>" once it accepts requests on 127.0.0.1.
 import "reflect-metadata";
+import { Session } from "node:inspector/promises";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Controller, Get, Inject, Injectable, Module, type NestMiddleware, Query, Req, ValidationPipe, type MiddlewareConsumer } from "@nestjs/common";
+import { Controller, Get, HttpCode, Inject, Post, Injectable, Module, type NestMiddleware, Query, Req, ValidationPipe, type MiddlewareConsumer } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Transform, Type } from "class-transformer";
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsString, Max, MaxLength, Min } from "class-validator";
@@ -28,8 +30,10 @@ import { BENCH_HASH_SALT, GUARDED_NAMES, GuardedCustomer, openGuardedDataSource 
 
 const argument = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const dialect = (argument("dialect") ?? "sqlite") as Dialect;
-const audit = argument("audit") === "on";
+const audit = argument("audit") ?? "off";
+if (!["off", "on", "group"].includes(audit)) throw new Error(`--audit=${audit}: off, on or group`);
 const customers = Number(argument("customers") ?? 10000);
+const profiling = process.argv.includes("--profile");
 
 const BASE = Symbol("bench.base");
 const tiers = Object.values(CustomerTier);
@@ -169,6 +173,30 @@ class BenchProbeController {
     loopDelay.reset();
     return answer;
   }
+
+  // V8's sampling profiler over the timed window only (bench/http/profile.ts): --cpu-prof would
+  // also sample startup, module loading and seeding.
+  private profiler?: Session;
+
+  @Post("profile/start")
+  @HttpCode(204)
+  async startProfile(): Promise<void> {
+    if (!profiling) throw new Error("start the server with --profile");
+    this.profiler = new Session();
+    this.profiler.connect();
+    await this.profiler.post("Profiler.enable");
+    await this.profiler.post("Profiler.setSamplingInterval", { interval: 1000 });
+    await this.profiler.post("Profiler.start");
+  }
+
+  @Post("profile/stop")
+  @HttpCode(200)
+  async stopProfile(): Promise<unknown> {
+    const { profile } = await this.profiler!.post("Profiler.stop");
+    this.profiler!.disconnect();
+    this.profiler = undefined;
+    return profile;
+  }
 }
 
 async function main(): Promise<void> {
@@ -193,7 +221,7 @@ async function main(): Promise<void> {
           options.tokenVault = new QpInMemoryTokenVault();
         },
         claims: { userClaim: "sub", tenantClaim: "tenant", valueClaims: { tenant: "tenant" } },
-        ...(audit ? { audit: { sink: new QpTypeOrmAuditSink(guarded) } } : {}),
+        ...(audit === "off" ? {} : { audit: { sink: new QpTypeOrmAuditSink(guarded), groupCommit: audit === "group" } }),
         dataSource: guarded,
       }),
       QueryLibModule.forFeature([{ entity: GuardedCustomer, path: "querylib/customers", shapes: ["filter"] }]),

@@ -1,0 +1,60 @@
+// The HTTP benchmark's processes: a server (bench/http/server.ts) per dialect and audit mode, and
+// a load generator (bench/http/drive.ts) per run, each in a process of its own so that neither
+// shares an event loop with the other or with the harness.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Dialect } from "../db.js";
+import type { DriveResult, DriveSpec } from "./drive.js";
+import type { AuditMode, Request } from "./requests.js";
+
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+export interface Server {
+  readonly url: string;
+  readonly version: string;
+  readonly process: ChildProcess;
+}
+
+export interface ServerSpec {
+  readonly dialect: Dialect;
+  readonly audit: AuditMode;
+  readonly customers: number;
+  /** Serve /__bench/profile/start and /stop (bench/http/profile.ts). */
+  readonly profile?: boolean;
+}
+
+export function startServer(spec: ServerSpec): Promise<Server> {
+  const args = [here("./server.js"), `--dialect=${spec.dialect}`, `--audit=${spec.audit}`, `--customers=${spec.customers}`, ...(spec.profile ? ["--profile"] : [])];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const listening = /LISTENING (\d+) (.*)\n/.exec(output);
+      if (listening) resolve({ url: `http://127.0.0.1:${listening[1]}`, version: listening[2]!, process: child });
+    });
+    child.on("exit", (code) => reject(new Error(`the ${spec.dialect} server (audit ${spec.audit}) exited with ${code} before listening`)));
+  });
+}
+
+export function stopServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (server.process.exitCode !== null) return resolve();
+    server.process.once("exit", () => resolve());
+    server.process.kill("SIGTERM");
+  });
+}
+
+export function driveProcess(spec: DriveSpec): Promise<DriveResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [here("./drive.js"), JSON.stringify(spec)], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`drive failed: ${stderr || error.message}`));
+      else resolve(JSON.parse(stdout) as DriveResult);
+    });
+  });
+}
+
+export async function fetchJson(url: string, request?: Pick<Request, "method" | "body">): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, request ? { method: request.method, ...(request.body ? { body: request.body, headers: { "content-type": "application/json" } } : {}) } : {});
+  return { status: response.status, body: await response.json() };
+}
