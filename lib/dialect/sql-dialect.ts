@@ -61,7 +61,7 @@ export interface SqlDialect {
    * so a plain comparison beside them narrows first.
    */
   readonly lenientCollation: boolean;
-  /** Equality with an enum's own labels compares the column itself, typed as the enum (an index serves it). */
+  /** Equality with an enum's own labels compares the column itself (PostgreSQL types the parameter as the enum), so an index serves it. */
   readonly enumEqualityOnColumn: boolean;
   /** A native uuid type that compares (and lists) as itself; null: uuids compare as lower-cased text. */
   readonly uuidType: string | null;

@@ -1,7 +1,8 @@
-// PostgreSQL native enums: equality with the enum's own labels compares the column itself (its
-// index serves the forced tenant predicates of guarded queries), any other text compares the
-// column's text (a label the enum lacks must not become a driver error). Rows are checked
-// against the seeded data either way.
+// Native enums (PostgreSQL, MariaDB): equality with the enum's own labels compares the column
+// itself (its index serves the forced tenant predicates of guarded queries), any other text
+// compares the column's text (on PostgreSQL a label the enum lacks must not become a driver
+// error; on MariaDB the collation must not let a case or accent variant through). Rows
+// are checked against the seeded data either way.
 import assert from "node:assert/strict";
 import { toListAsync, toStatements } from "../../lib/index.js";
 import { Customer, CustomerTier } from "../domain/entities.js";
@@ -36,5 +37,41 @@ describeOnTargets("PostgreSQL enum equality", ["postgres"], seededDatabase, (_ta
     assert.match(sql, /CAST\("customer"\."tier" AS text\)/, sql);
     assert.deepEqual(await ids(tierIs("Text", "Equal", ["Platinum"])), []);
     assert.deepEqual(await ids(tierIs("Text", "NotEqual", ["Platinum"])), expected(() => true));
+  });
+});
+
+describeOnTargets("MariaDB enum equality", ["mariadb"], seededDatabase, (_target, dataSource) => {
+  const customers = () => dataSource().getRepository(Customer);
+  const expected = (keep: (tier: CustomerTier) => boolean) => seededData().customers.filter((c) => keep(c.tier)).map((c) => c.id);
+  const ids = async (shape: object) => ((await toListAsync(customers(), shape as never)) as { data: Customer[] }).data.map((c) => c.id);
+
+  it("Enum Equal / In / NotIn with labels compare the ENUM column, and an index on it can serve them (issue #24)", async () => {
+    for (const [operator, values, keep] of [
+      ["Equal", ["Gold"], (t: CustomerTier) => t === CustomerTier.Gold],
+      ["In", ["Gold", "Silver"], (t: CustomerTier) => t !== CustomerTier.Bronze],
+      ["NotIn", ["Gold"], (t: CustomerTier) => t !== CustomerTier.Gold],
+    ] as const) {
+      const { sql, parameters } = toStatements(customers(), tierIs("Enum", operator, [...values]) as never).data;
+      assert.doesNotMatch(sql, /CAST\(`customer`\.`tier` AS CHAR\)/, sql);
+      assert.deepEqual(await ids(tierIs("Enum", operator, [...values])), expected(keep));
+      if (operator === "NotIn") continue; // a negation narrows nothing: no index to offer
+      assert.match(sql, /`customer`\.`tier` (= \?|IN \()/, sql);
+      const plan = (await dataSource().query(`EXPLAIN ${sql}`, [...parameters])) as { possible_keys: string | null }[];
+      const tierIndexes = ((await dataSource().query("SHOW INDEX FROM `customer` WHERE Column_name = 'tier'")) as { Key_name: string }[]).map((i) => i.Key_name);
+      assert.ok(tierIndexes.length > 0, "the test domain indexes customer.tier");
+      assert.ok(plan.some((row) => (row.possible_keys ?? "").split(",").some((key) => tierIndexes.includes(key))), `no index on tier can serve ${sql}: ${JSON.stringify(plan)}`);
+    }
+  });
+
+  it("the collation lets no case or accent variant of a label through (Text; an Enum value names a member in any letter case by design)", async () => {
+    // utf8mb4's default collations find 'gold' and 'Göld' equal to 'Gold' (trailing spaces are
+    // trimmed by the parser on every target, so they are not a variant here).
+    for (const variant of ["gold", "GOLD", "Göld", "GÖLD"]) {
+      assert.deepEqual(await ids(tierIs("Text", "Equal", [variant])), [], JSON.stringify(variant));
+      assert.deepEqual(await ids(tierIs("Text", "In", [variant, "Platinum"])), [], JSON.stringify(variant));
+      assert.deepEqual(await ids(tierIs("Text", "NotEqual", [variant])), expected(() => true), JSON.stringify(variant));
+    }
+    // A label beside a variant: the list is not all labels, so it compares the column's text.
+    assert.deepEqual(await ids(tierIs("Text", "In", ["Gold", "silver"])), expected((t) => t === CustomerTier.Gold));
   });
 });

@@ -55,6 +55,10 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   position: (h, n) => `LOCATE(CAST(${n} AS BINARY), CAST(${h} AS BINARY))`,
   length: (e) => `CHAR_LENGTH(${e})`,
   enumText: (e) => `CAST(${e} AS CHAR)`,
+  // `tier = 'Gold'` on the ENUM column itself, so its index serves it (CAST(tier AS CHAR) is
+  // opaque to the optimizer: a tenant predicate on an enum scanned every row, issue #24); the
+  // collation's answer is a superset, and the byte comparison beside it decides, as for text.
+  enumEqualityOnColumn: true,
   statement: (sql) => sql,
   driverValue: (value) => value,
   inlinesNumberParameters: false,
