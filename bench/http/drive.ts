@@ -1,9 +1,11 @@
 // The HTTP benchmark's load generator, in its own process: autocannon drives one endpoint with a
-// fixed number of connections, for a warm-up and then the timed window. Only responses that
-// complete inside the timed window count, so every connection has been admitted (accepted off
-// the listen queue, its first request answered) before timing starts: a Node server takes new
-// connections slowly under overload, and counting that would measure the accept queue, not
-// request handling. Latencies go into an HDR histogram (hdr-histogram-js, autocannon's own).
+// fixed number of connections, for a warm-up and then the timed window, which starts only once
+// every connection has been admitted (accepted off the listen queue, its first request
+// answered): a Node server takes new connections slowly under overload, and counting that would
+// measure the accept queue, not request handling. A fixed warm-up was not enough: a connection
+// admitted after it brought a first request of ~5 s into the window, the p99 of a whole run at
+// 200 connections while the server's own p99 stayed under 2× its p50. Only responses inside the
+// window count. Latencies go into an HDR histogram (hdr-histogram-js, autocannon's own).
 //
 //   node dist/bench/http/drive.js '<json spec>'   → one line of JSON on stdout
 import { createRequire } from "node:module";
@@ -32,9 +34,17 @@ export interface DriveResult {
   readonly max: number;
   readonly errors: number;
   readonly non2xx: number;
+  /** Connections without a first answer when timing started: 0 unless admission took longer than MAX_ADMISSION_SECONDS. */
+  readonly lateConnections: number;
+  /** Seconds from the first request to the window's start: the warm-up, or longer while connections were being admitted. */
+  readonly admissionSeconds: number;
 }
 
+/** How long the window waits for the last connection's first answer before it starts anyway (and says so). */
+const MAX_ADMISSION_SECONDS = 30;
+
 interface AutocannonInstance {
+  stop(): void;
   on(event: "response", listener: (client: unknown, status: number, bytes: number, responseTime: number) => void): void;
   on(event: "reqError", listener: (error: unknown) => void): void;
   on(event: "done", listener: () => void): void;
@@ -46,12 +56,10 @@ function drive(spec: DriveSpec): Promise<DriveResult> {
   let errors = 0;
   let non2xx = 0;
   const started = performance.now();
-  const timedFrom = started + spec.warmupSeconds * 1000;
-  const timedTo = timedFrom + spec.seconds * 1000;
-  const timed = () => {
-    const now = performance.now();
-    return now >= timedFrom && now <= timedTo;
-  };
+  const admitted = new Set<unknown>();
+  let timedFrom = Infinity;
+  let timedTo = Infinity;
+  let lateConnections = 0;
   return new Promise((resolve) => {
     const instance = autocannon({
       url: spec.url,
@@ -60,10 +68,30 @@ function drive(spec: DriveSpec): Promise<DriveResult> {
       headers: spec.body === undefined ? {} : { "content-type": "application/json" },
       connections: spec.connections,
       pipelining: 1,
-      duration: spec.warmupSeconds + spec.seconds,
+      // Stopped by hand when the window ends; the duration only bounds a run whose admission never completes.
+      duration: spec.warmupSeconds + MAX_ADMISSION_SECONDS + spec.seconds + 5,
       timeout: 30,
     });
-    instance.on("response", (_client, status, _bytes, responseTime) => {
+    const startWindow = () => {
+      if (timedFrom !== Infinity) return;
+      timedFrom = performance.now();
+      timedTo = timedFrom + spec.seconds * 1000;
+      lateConnections = spec.connections - admitted.size;
+      setTimeout(() => instance.stop(), spec.seconds * 1000 + 50);
+    };
+    const warmedUp = setTimeout(() => {
+      if (admitted.size >= spec.connections) startWindow();
+    }, spec.warmupSeconds * 1000);
+    const giveUp = setTimeout(startWindow, (spec.warmupSeconds + MAX_ADMISSION_SECONDS) * 1000);
+    const timed = () => {
+      const now = performance.now();
+      return now >= timedFrom && now <= timedTo;
+    };
+    instance.on("response", (client, status, _bytes, responseTime) => {
+      if (!admitted.has(client)) {
+        admitted.add(client);
+        if (admitted.size >= spec.connections && performance.now() - started >= spec.warmupSeconds * 1000) startWindow();
+      }
       if (!timed()) return;
       requests++;
       // responseTime is in ms (fractional); the histogram holds microseconds.
@@ -74,12 +102,14 @@ function drive(spec: DriveSpec): Promise<DriveResult> {
       if (timed()) errors++;
     });
     instance.on("done", () => {
+      clearTimeout(warmedUp);
+      clearTimeout(giveUp);
       const ms = (us: number) => Math.round(us) / 1000;
       resolve({
         requests, rps: requests / spec.seconds,
         p50: ms(histogram.getValueAtPercentile(50)), p90: ms(histogram.getValueAtPercentile(90)),
         p99: ms(histogram.getValueAtPercentile(99)), p999: ms(histogram.getValueAtPercentile(99.9)), max: ms(histogram.maxValue),
-        errors, non2xx,
+        errors, non2xx, lateConnections, admissionSeconds: Math.round((timedFrom - started) / 100) / 10,
       });
     });
   });

@@ -42,6 +42,9 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 export interface HttpMeasure extends DriveResult {
   readonly loopDelayP99: number;
   readonly loopDelayMax: number;
+  /** A request's time in the server, routing to last byte (ms): the tail the server makes. */
+  readonly serverP50: number;
+  readonly serverP99: number;
 }
 
 export interface HttpCell {
@@ -74,7 +77,8 @@ function medianOf(measures: HttpMeasure[]): HttpMeasure {
   return {
     requests: pick("requests"), rps: pick("rps"), p50: pick("p50"), p90: pick("p90"), p99: pick("p99"), p999: pick("p999"), max: pick("max"),
     errors: measures.reduce((sum, m) => sum + m.errors, 0), non2xx: measures.reduce((sum, m) => sum + m.non2xx, 0),
-    loopDelayP99: pick("loopDelayP99"), loopDelayMax: pick("loopDelayMax"),
+    loopDelayP99: pick("loopDelayP99"), loopDelayMax: pick("loopDelayMax"), serverP50: pick("serverP50"), serverP99: pick("serverP99"),
+    lateConnections: Math.max(...measures.map((m) => m.lateConnections)), admissionSeconds: pick("admissionSeconds"),
   };
 }
 
@@ -110,8 +114,8 @@ async function runDialect(dialect: Dialect, cells: HttpCell[], servers: Record<s
             const request = requestOf(endpoint, workload, dialect);
             await fetchJson(`${server.url}/__bench/eld`);
             const result = await driveProcess({ url: `${server.url}${request.path}`, method: request.method, body: request.body, connections: concurrency, warmupSeconds: warmup, seconds });
-            const delay = (await fetchJson(`${server.url}/__bench/eld`)).body as { p99: number; max: number };
-            measures.get(endpoint)!.push({ ...result, loopDelayP99: delay.p99, loopDelayMax: delay.max });
+            const delay = (await fetchJson(`${server.url}/__bench/eld`)).body as { p99: number; max: number; handling: { p50: number; p99: number } };
+            measures.get(endpoint)!.push({ ...result, loopDelayP99: delay.p99, loopDelayMax: delay.max, serverP50: delay.handling.p50, serverP99: delay.handling.p99 });
           }
         }
         for (const endpoint of ENDPOINTS) {
@@ -120,7 +124,7 @@ async function runDialect(dialect: Dialect, cells: HttpCell[], servers: Record<s
         }
         const line = ENDPOINTS.map((e) => {
           const m = cells.find((c) => c.dialect === dialect && c.workload === workload && c.concurrency === concurrency && c.endpoint === e)!.median;
-          return `${e} ${Math.round(m.rps)}/s p50 ${m.p50} p99 ${m.p99}${m.errors + m.non2xx ? ` ERR ${m.errors + m.non2xx}` : ""}`;
+          return `${e} ${Math.round(m.rps)}/s p50 ${m.p50} p99 ${m.p99} (server ${m.serverP50}/${m.serverP99}, admitted in ${m.admissionSeconds} s${m.lateConnections ? `, ${m.lateConnections} LATE` : ""})${m.errors + m.non2xx ? ` ERR ${m.errors + m.non2xx}` : ""}`;
         }).join(" · ");
         log(`  ${dialect} ${workload} c=${concurrency}: ${line}`);
       }
@@ -139,7 +143,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.platform()} ${os.release()}`,
     node: process.version,
-    method: `${runs} runs per cell, endpoints in rotated order; each run ${warmup} s of warm-up (every connection admitted) then ${seconds} s timed; medians of the runs`,
+    method: `${runs} runs per cell, endpoints in rotated order; each run ${warmup} s of warm-up or longer, until every connection has had its first answer, then ${seconds} s timed; medians of the runs`,
     servers,
     cells,
   };

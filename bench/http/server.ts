@@ -8,14 +8,15 @@
 //       caller's claims, the guarded bench domain's masks), audit as --audit says: off, on to the
 //       relational sink, or on with group commit;                      POST /querylib/customers/filter
 // The caller is set by a middleware standing for the host's authentication (a verified token).
-// GET /__bench/eld answers the event loop's delay since the last call (perf_hooks), and resets it;
+// GET /__bench/eld answers the event loop's delay since the last call (perf_hooks) and the
+// requests' time in the server (routing to last byte), and resets both;
 // with --profile, POST /__bench/profile/start and /stop run V8's CPU profiler.
 //
 //   node dist/bench/http/server.js --dialect=sqlite|postgres|mariadb --audit=off|on|group [--customers=N] [--profile]
 // prints "LISTENING <port>" once it accepts requests on 127.0.0.1.
 import "reflect-metadata";
 import { Session } from "node:inspector/promises";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createHistogram, monitorEventLoopDelay } from "node:perf_hooks";
 import { Controller, Get, HttpCode, Inject, Post, Injectable, Module, type NestMiddleware, Query, Req, ValidationPipe, type MiddlewareConsumer } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Transform, Type } from "class-transformer";
@@ -42,11 +43,22 @@ interface Caller {
   user?: { sub: string; tenant: string };
 }
 
+/**
+ * Each request's time in the server, from routing to its last byte handed to the socket
+ * (microseconds): set against the client's latency, it tells a tail made while handling a request
+ * from one made before the server reads it (the listen queue, the client's own event loop).
+ */
+const handling = createHistogram();
+
 /** The host's authentication, standing in: every request is the same verified caller of tenant Gold. */
 @Injectable()
 class BenchAuthentication implements NestMiddleware {
-  use(request: Caller, _response: unknown, next: () => void): void {
+  use(request: Caller & { url?: string }, response: { once(event: "finish", listener: () => void): void }, next: () => void): void {
     request.user = { sub: "bench-user", tenant: "Gold" };
+    if (!request.url?.startsWith("/__bench")) {
+      const started = process.hrtime.bigint();
+      response.once("finish", () => handling.record(Math.max(1, Number((process.hrtime.bigint() - started) / 1000n))));
+    }
     next();
   }
 }
@@ -169,8 +181,13 @@ class BenchProbeController {
   eld() {
     // The histogram holds each timer's whole interval: the delay is what exceeds the resolution.
     const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4) / 100 - resolutionMs);
-    const answer = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max), mean: ms(loopDelay.mean) };
+    const handled = (us: number) => Math.round(us) / 1000;
+    const answer = {
+      p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max), mean: ms(loopDelay.mean),
+      handling: { count: handling.count, p50: handled(handling.percentile(50)), p99: handled(handling.percentile(99)) },
+    };
     loopDelay.reset();
+    handling.reset();
     return answer;
   }
 
