@@ -61,15 +61,15 @@ export function renderHttpMarkdown(report: HttpReport): string {
   lines.push("");
   for (const dialect of dialects) {
     lines.push(`### ${dialect}`, "");
-    lines.push("| Workload | Connections | Endpoint | req/s | × hand | p50 ms | p99 ms | p99.9 ms | p99 ÷ p50 | in server p50 / p99 ms | loop delay p99 ms | errors |");
-    lines.push("|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    lines.push("| Workload | Connections | Endpoint | req/s | × hand | p50 ms | p99 ms | p99.9 ms | p99 ÷ p50 | in server p50 / p99 ms | loop delay p99 ms | not admitted | errors |");
+    lines.push("|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for (const workload of workloads) {
       for (const concurrency of concurrencies) {
         const hand = cellOf(report, dialect, workload, concurrency, "hand")?.median;
         ENDPOINTS.forEach((endpoint, i) => {
           const m = cellOf(report, dialect, workload, concurrency, endpoint)?.median;
           if (!m || !hand) return;
-          lines.push(`| ${i === 0 ? `**${workload}**` : ""} | ${i === 0 ? concurrency : ""} | ${ENDPOINT_LABEL[endpoint]} | ${Math.round(m.rps)} | ${ratio(m.rps / hand.rps)} | ${fixed(m.p50, 2)} | ${fixed(m.p99, 2)} | ${fixed(m.p999, 2)} | ${fixed(m.p99 / m.p50, 2)} | ${m.serverP50 === undefined ? "" : `${fixed(m.serverP50, 1)} / ${fixed(m.serverP99, 1)}`} | ${fixed(m.loopDelayP99, 1)} | ${m.errors + m.non2xx} |`);
+          lines.push(`| ${i === 0 ? `**${workload}**` : ""} | ${i === 0 ? concurrency : ""} | ${ENDPOINT_LABEL[endpoint]} | ${Math.round(m.rps)} | ${ratio(m.rps / hand.rps)} | ${fixed(m.p50, 2)} | ${fixed(m.p99, 2)} | ${fixed(m.p999, 2)} | ${fixed(m.p99 / m.p50, 2)} | ${m.serverP50 === undefined ? "" : `${fixed(m.serverP50, 1)} / ${fixed(m.serverP99, 1)}`} | ${fixed(m.loopDelayP99, 1)} | ${m.lateConnections ?? 0} | ${m.errors + m.non2xx} |`);
         });
       }
     }
@@ -78,6 +78,8 @@ export function renderHttpMarkdown(report: HttpReport): string {
   lines.push(
     "W1: tier = Gold and createdAt between 2022 and 2023, newest first, page 3 of 50; W2: name contains \"an\" in any letter case and tier in (Silver, Gold), page 1 of 100; "
       + "W4: active customers, id, name and contact.email, by name, page 2 of 50. All with the total. The audit-on endpoints' QpAuditInterceptor writes each request's audit events to `querylib_audit_event` before the response goes out; with group commit the events of requests in flight together go in one multi-row INSERT.",
+    "",
+    "The window of a run starts once every connection has had its first answer, or after 6 s more at most; \"not admitted\" is the most connections (of the runs) still in the server's listen queue then, which are not measured. libuv accepts connections between event-loop iterations: on SQLite, whose queries are synchronous, an iteration that answers every ready request takes about a second at 200 connections, and the queue drains by about one connection per iteration, whichever endpoint it is. \"In server\" is a request's time from routing to its last byte handed to the socket; the gap to the client's latency is time spent before routing (on SQLite, mostly waiting for the event loop).",
     "",
   );
   return lines.join("\n");
