@@ -18,10 +18,10 @@ export function renderHttpMarkdown(report: HttpReport): string {
   const lines: string[] = [
     "## Over HTTP",
     "",
-    "`npm run bench:http`: one NestJS process per setting on the benchmark's seeded data (10,000 customers), the same question asked of three endpoints a team could write: "
+    "`npm run bench:http`: one NestJS process per setting on the benchmark's seeded data (10,000 customers), the same question asked of the endpoints a team could write: "
       + "(a) a controller with a class-validator DTO and a TypeORM `SelectQueryBuilder` (`GET /hand/w1?…`), (b) nestjs-paginate's `@Paginate()` + `paginate()` (`GET /paginate/w1?filter.tier=$eq:Gold&…`), "
       + "(c) `QueryLibModule.forFeature`'s guarded route (`POST /querylib/customers/filter`: the tenant predicate forced from the caller's claims, the guarded bench domain's masks), with audit off, with audit on to the relational sink (one INSERT per event, before the response), and with audit on through group commit (`audit: { groupCommit: true }`: the events of concurrent requests share one INSERT, each request still waits for its own events' commit). "
-      + "Every endpoint scopes to the caller's tenant (tier Gold). autocannon drives each endpoint from a process of its own; only responses inside the timed window count, so every connection was admitted first. "
+      + "Every endpoint scopes to the caller's tenant (tier Gold). autocannon drives each endpoint from a process of its own; only responses inside the timed window count, and the window starts once every connection has been admitted (see the note under the tables). "
       + "Before timing, the endpoints return the same ids in the same order and the same total.",
     "",
     `- Date: ${report.date}`,
@@ -83,4 +83,15 @@ export function renderHttpMarkdown(report: HttpReport): string {
     "",
   );
   return lines.join("\n");
+}
+
+/** BENCHMARKS.md with its "Over HTTP" section replaced (or added before "Long value lists", else at the end). */
+export function withHttpSection(text: string, section: string): string {
+  const start = text.indexOf("\n## Over HTTP");
+  if (start >= 0) {
+    const next = text.indexOf("\n## ", start + 1);
+    return text.slice(0, start + 1) + section.trimEnd() + "\n" + (next >= 0 ? text.slice(next) : "");
+  }
+  const before = text.indexOf("\n## Long value lists");
+  return before >= 0 ? `${text.slice(0, before + 1)}${section.trimEnd()}\n${text.slice(before)}` : `${text.trimEnd()}\n\n${section.trimEnd()}\n`;
 }

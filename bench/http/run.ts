@@ -20,6 +20,7 @@ import type { Dialect } from "../db.js";
 import { PUBLISHED_DIR, REPO_ROOT } from "../db.js";
 import type { DriveResult } from "./drive.js";
 import { httpLatencyChart } from "./chart.js";
+import { renderHttpMarkdown, withHttpSection } from "./report.js";
 import { driveProcess, fetchJson, type Server, startServer, stopServer } from "./processes.js";
 import { AUDIT_OF, type AuditMode, ENDPOINTS, type Endpoint, outcomeOf, requestOf, type Workload } from "./requests.js";
 
@@ -147,7 +148,6 @@ async function main(): Promise<void> {
     servers,
     cells,
   };
-  const { renderHttpMarkdown } = await import("./report.js");
   const markdown = renderHttpMarkdown(report);
   process.stdout.write(`${markdown}\n`);
   if (write) {
@@ -159,17 +159,6 @@ async function main(): Promise<void> {
     log("wrote BENCHMARKS.md (Over HTTP), docs/benchmarks/http.json and docs/benchmarks/http-latency.png");
   }
   log(`done in ${Math.round((performance.now() - started) / 1000)} s`);
-}
-
-/** BENCHMARKS.md with its "Over HTTP" section replaced (or added before "Long value lists", else at the end). */
-export function withHttpSection(text: string, section: string): string {
-  const start = text.indexOf("\n## Over HTTP");
-  if (start >= 0) {
-    const next = text.indexOf("\n## ", start + 1);
-    return text.slice(0, start + 1) + section.trimEnd() + "\n" + (next >= 0 ? text.slice(next) : "");
-  }
-  const before = text.indexOf("\n## Long value lists");
-  return before >= 0 ? `${text.slice(0, before + 1)}${section.trimEnd()}\n${text.slice(before)}` : `${text.trimEnd()}\n\n${section.trimEnd()}\n`;
 }
 
 main().catch((error: unknown) => {
