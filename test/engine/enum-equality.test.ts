@@ -5,6 +5,7 @@
 // are checked against the seeded data either way.
 import assert from "node:assert/strict";
 import { toListAsync, toStatements } from "../../lib/index.js";
+import type { DataSource } from "typeorm";
 import { Customer, CustomerTier } from "../domain/entities.js";
 import { seededData, seededDatabase } from "../support/databases.js";
 import { describeOnTargets } from "../support/targets.js";
@@ -13,17 +14,28 @@ const tierIs = (dataType: string, operator: string, values: string[]) => ({
   conditionGroup: { connector: "And", conditions: [{ sort: 1, field: "tier", dataType, operator, values }] },
 });
 
-describeOnTargets("PostgreSQL enum equality", ["postgres"], seededDatabase, (_target, dataSource) => {
+/** Equality with the enum's own labels, and the seeded customers each keeps. */
+const labelCases = [
+  ["Equal", ["Gold"], (t: CustomerTier) => t === CustomerTier.Gold],
+  ["In", ["Gold", "Silver"], (t: CustomerTier) => t !== CustomerTier.Bronze],
+  ["NotIn", ["Gold"], (t: CustomerTier) => t !== CustomerTier.Gold],
+] as const;
+
+/** The customers repository on a target, the ids a request finds, and the ids a test on tier keeps. */
+function customersOn(dataSource: () => DataSource) {
   const customers = () => dataSource().getRepository(Customer);
-  const expected = (keep: (tier: CustomerTier) => boolean) => seededData().customers.filter((c) => keep(c.tier)).map((c) => c.id);
-  const ids = async (shape: object) => ((await toListAsync(customers(), shape as never)) as { data: Customer[] }).data.map((c) => c.id);
+  return {
+    customers,
+    expected: (keep: (tier: CustomerTier) => boolean) => seededData().customers.filter((c) => keep(c.tier)).map((c) => c.id),
+    ids: async (shape: object) => ((await toListAsync(customers(), shape as never)) as { data: Customer[] }).data.map((c) => c.id),
+  };
+}
+
+describeOnTargets("PostgreSQL enum equality", ["postgres"], seededDatabase, (_target, dataSource) => {
+  const { customers, expected, ids } = customersOn(dataSource);
 
   it("Enum Equal / In / NotIn with labels compare the column, not its text", async () => {
-    for (const [operator, values, keep] of [
-      ["Equal", ["Gold"], (t: CustomerTier) => t === CustomerTier.Gold],
-      ["In", ["Gold", "Silver"], (t: CustomerTier) => t !== CustomerTier.Bronze],
-      ["NotIn", ["Gold"], (t: CustomerTier) => t !== CustomerTier.Gold],
-    ] as const) {
+    for (const [operator, values, keep] of labelCases) {
       const sql = toStatements(customers(), tierIs("Enum", operator, [...values]) as never).data.sql;
       // A list is one array parameter typed by the column (the enum's array type): no cast.
       assert.match(sql, /"customer"\."tier" (= \$1|= ANY \(\$1\)|<> ALL \(\$1\))/, sql);
@@ -41,16 +53,10 @@ describeOnTargets("PostgreSQL enum equality", ["postgres"], seededDatabase, (_ta
 });
 
 describeOnTargets("MariaDB enum equality", ["mariadb"], seededDatabase, (_target, dataSource) => {
-  const customers = () => dataSource().getRepository(Customer);
-  const expected = (keep: (tier: CustomerTier) => boolean) => seededData().customers.filter((c) => keep(c.tier)).map((c) => c.id);
-  const ids = async (shape: object) => ((await toListAsync(customers(), shape as never)) as { data: Customer[] }).data.map((c) => c.id);
+  const { customers, expected, ids } = customersOn(dataSource);
 
   it("Enum Equal / In / NotIn with labels compare the ENUM column, and an index on it can serve them (issue #24)", async () => {
-    for (const [operator, values, keep] of [
-      ["Equal", ["Gold"], (t: CustomerTier) => t === CustomerTier.Gold],
-      ["In", ["Gold", "Silver"], (t: CustomerTier) => t !== CustomerTier.Bronze],
-      ["NotIn", ["Gold"], (t: CustomerTier) => t !== CustomerTier.Gold],
-    ] as const) {
+    for (const [operator, values, keep] of labelCases) {
       const { sql, parameters } = toStatements(customers(), tierIs("Enum", operator, [...values]) as never).data;
       assert.doesNotMatch(sql, /CAST\(`customer`\.`tier` AS CHAR\)/, sql);
       assert.deepEqual(await ids(tierIs("Enum", operator, [...values])), expected(keep));
