@@ -2,12 +2,14 @@
 // per dialect and workload, each endpoint's p50, p99 and p99.9 as markers on one vertical line
 // (milliseconds, linear), so a long tail shows as a long line.
 import { Canvas, textWidth, type Rgba } from "../png.js";
-import { ENDPOINTS } from "./requests.js";
+import { ENDPOINT_FACTS, ENDPOINTS, type Endpoint } from "./requests.js";
 import type { HttpReport } from "./run.js";
 
 const INK: Rgba = [30, 30, 30, 255];
 const GRID: Rgba = [225, 225, 225, 255];
-const COLORS: Rgba[] = [[31, 119, 180, 255], [127, 127, 127, 255], [44, 160, 44, 255], [214, 39, 40, 255], [148, 103, 189, 255]];
+const COLORS: Readonly<Record<Endpoint, Rgba>> = {
+  hand: [31, 119, 180, 255], paginate: [127, 127, 127, 255], querylib: [44, 160, 44, 255], "querylib-audit": [214, 39, 40, 255], "querylib-audit-group": [148, 103, 189, 255],
+};
 
 export function httpLatencyChart(report: HttpReport): Buffer {
   const top = Math.max(...report.cells.map((c) => c.concurrency));
@@ -46,7 +48,7 @@ export function httpLatencyChart(report: HttpReport): Buffer {
         const cell = cells.find((c) => c.workload === workload && c.endpoint === endpoint);
         if (!cell) return;
         const x = gx + ((e + 1) * groupW) / (ENDPOINTS.length + 1);
-        const color = COLORS[e]!;
+        const color = COLORS[endpoint];
         canvas.line(x, sy(cell.median.p50), x, sy(cell.median.p999), color, 2);
         canvas.marker(x, sy(cell.median.p50), 7, color);
         canvas.fillRect(x - 5, sy(cell.median.p99) - 1, 11, 3, color);
@@ -57,13 +59,13 @@ export function httpLatencyChart(report: HttpReport): Buffer {
   let x = 20;
   const y = panelH + 10;
   canvas.text(20, y, "MARKER P50, WIDE BAR P99, SHORT BAR P99.9:", INK, 2);
-  const labels = ["HAND-WRITTEN", "NESTJS-PAGINATE", "QUERYLIB AUDIT OFF", "AUDIT ON", "AUDIT GROUP COMMIT"];
-  labels.forEach((label, i) => {
+  for (const endpoint of ENDPOINTS) {
+    const label = ENDPOINT_FACTS[endpoint].chartLabel;
     const width = 38 + textWidth(label, 2) + 24;
-    canvas.line(x, y + 37, x + 30, y + 37, COLORS[i]!, 3);
+    canvas.line(x, y + 37, x + 30, y + 37, COLORS[endpoint], 3);
     canvas.text(x + 38, y + 30, label, INK, 2);
     x += width;
-  });
+  }
   return canvas.toPng();
 }
 

@@ -1,7 +1,8 @@
 // `npm run bench:http:profile`: where an HTTP endpoint's server spends its time. Starts the bench
-// server, drives one endpoint at one concurrency, runs V8's sampling profiler in the server over
-// the timed window only (not startup or warm-up), and sums the samples' self time by who owns the
-// code: QueryLib's own folders, each dependency, Node's internals, GC, idle.
+// server, drives one endpoint at one concurrency, runs V8's sampling profiler in the server from
+// the end of the warm-up to the end of the load (not startup or warm-up; at 200 connections it may
+// include the wait for the last connections' admission), and sums the samples' self time by who
+// owns the code: QueryLib's own folders, each dependency, Node's internals, GC, idle.
 //
 //   node dist/bench/http/profile.js --dialect=mariadb --workload=W4 --endpoint=querylib
 //        [--concurrency=200] [--seconds=10] [--warmup=2] [--top=25] [--out=bench/out/profiles]
@@ -15,7 +16,7 @@ import path from "node:path";
 import type { Dialect } from "../db.js";
 import { REPO_ROOT } from "../db.js";
 import { driveProcess, fetchJson, startServer, stopServer } from "./processes.js";
-import { AUDIT_OF, ENDPOINTS, type Endpoint, requestOf, type Workload } from "./requests.js";
+import { ENDPOINT_FACTS, ENDPOINTS, type Endpoint, requestOf, type Workload } from "./requests.js";
 
 const argv = process.argv.slice(2);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -44,7 +45,7 @@ interface CpuProfile {
 }
 
 /** Who owns a frame: a QueryLib folder, a package under node_modules, Node, or V8's own entries. */
-export function ownerOf(frame: ProfileNode["callFrame"]): string {
+function ownerOf(frame: ProfileNode["callFrame"]): string {
   const { url, functionName } = frame;
   if (!url) return functionName === "(garbage collector)" ? "GC" : functionName === "(idle)" ? "idle" : functionName === "(program)" ? "V8 (program)" : functionName || "native";
   if (url.startsWith("node:")) return `node:${url.slice(5).split("/")[0]}`;
@@ -84,7 +85,7 @@ function summarize(profile: CpuProfile): void {
 }
 
 async function main(): Promise<void> {
-  const server = await startServer({ dialect, audit: AUDIT_OF[endpoint], customers: Number(value("customers") ?? 10000), profile: true });
+  const server = await startServer({ dialect, audit: ENDPOINT_FACTS[endpoint].audit, customers: Number(value("customers") ?? 10000), profile: true });
   let profile: CpuProfile;
   try {
     const request = requestOf(endpoint, workload, dialect);
@@ -92,7 +93,8 @@ async function main(): Promise<void> {
     if (status !== 200) throw new Error(`${endpoint} ${workload}: HTTP ${status}`);
     const load = driveProcess({ url: `${server.url}${request.path}`, method: request.method, body: request.body, connections: concurrency, warmupSeconds: warmup, seconds });
     await sleep(warmup * 1000);
-    await fetchJson(`${server.url}/__bench/profile/start`, { method: "POST" }).catch(() => undefined);
+    const started = await fetchJson(`${server.url}/__bench/profile/start`, { method: "POST" });
+    if (started.status !== 200) throw new Error(`the server did not start its profiler: ${started.status} ${JSON.stringify(started.body)}`);
     const result = await load;
     profile = (await fetchJson(`${server.url}/__bench/profile/stop`, { method: "POST" })).body as CpuProfile;
     process.stdout.write(`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}\n`);

@@ -22,7 +22,7 @@ import type { DriveResult } from "./drive.js";
 import { httpLatencyChart } from "./chart.js";
 import { renderHttpMarkdown, withHttpSection } from "./report.js";
 import { driveProcess, fetchJson, type Server, startServer, stopServer } from "./processes.js";
-import { AUDIT_OF, type AuditMode, ENDPOINTS, type Endpoint, outcomeOf, requestOf, type Workload } from "./requests.js";
+import { type AuditMode, ENDPOINT_FACTS, ENDPOINTS, type Endpoint, outcomeOf, requestOf, type Workload } from "./requests.js";
 
 const argv = process.argv.slice(2);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -84,12 +84,12 @@ function medianOf(measures: HttpMeasure[]): HttpMeasure {
 }
 
 async function runDialect(dialect: Dialect, cells: HttpCell[], servers: Record<string, string>): Promise<void> {
-  const modes = [...new Set(ENDPOINTS.map((e) => AUDIT_OF[e]))];
+  const modes = [...new Set(ENDPOINTS.map((e) => ENDPOINT_FACTS[e].audit))];
   log(`${dialect}: starting ${modes.length} servers (audit ${modes.join(", ")})…`);
   const byMode = new Map<AuditMode, Server>();
   for (const audit of modes) byMode.set(audit, await startServer({ dialect, audit, customers }));
   servers[dialect] = byMode.get("off")!.version;
-  const serverOf = (endpoint: Endpoint) => byMode.get(AUDIT_OF[endpoint])!;
+  const serverOf = (endpoint: Endpoint) => byMode.get(ENDPOINT_FACTS[endpoint].audit)!;
   try {
     for (const workload of workloads) {
       // The same question, the same answer: ids in order and the total, before any timing.

@@ -191,19 +191,20 @@ class BenchProbeController {
     return answer;
   }
 
-  // V8's sampling profiler over the timed window only (bench/http/profile.ts): --cpu-prof would
+  // V8's sampling profiler under load only (bench/http/profile.ts): --cpu-prof would
   // also sample startup, module loading and seeding.
   private profiler?: Session;
 
   @Post("profile/start")
-  @HttpCode(204)
-  async startProfile(): Promise<void> {
+  @HttpCode(200)
+  async startProfile(): Promise<{ profiling: true }> {
     if (!profiling) throw new Error("start the server with --profile");
     this.profiler = new Session();
     this.profiler.connect();
     await this.profiler.post("Profiler.enable");
     await this.profiler.post("Profiler.setSamplingInterval", { interval: 1000 });
     await this.profiler.post("Profiler.start");
+    return { profiling: true };
   }
 
   @Post("profile/stop")
