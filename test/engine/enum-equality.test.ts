@@ -69,6 +69,17 @@ describeOnTargets("MariaDB enum equality", ["mariadb"], seededDatabase, (_target
     }
   });
 
+  it("the premise of comparing the ENUM column: the server refuses two labels its collation finds equal", async () => {
+    // Were two such labels allowed, `tier = 'Gold'` would also match the other, and only the byte test beside it would keep them apart.
+    for (const twin of ["gold", "Göld", "Gold "]) {
+      await assert.rejects(
+        dataSource().query(`CREATE TEMPORARY TABLE ql_enum_twins (e ENUM('Gold', ?))`, [twin]),
+        /duplicated value/i,
+        JSON.stringify(twin),
+      );
+    }
+  });
+
   it("the collation lets no case or accent variant of a label through (Text; an Enum value names a member in any letter case by design)", async () => {
     // utf8mb4's default collations find 'gold' and 'Göld' equal to 'Gold' (trailing spaces are
     // trimmed by the parser on every target, so they are not a variant here).

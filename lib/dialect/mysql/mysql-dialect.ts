@@ -56,8 +56,10 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   length: (e) => `CHAR_LENGTH(${e})`,
   enumText: (e) => `CAST(${e} AS CHAR)`,
   // `tier = 'Gold'` on the ENUM column itself, so its index serves it (CAST(tier AS CHAR) is
-  // opaque to the optimizer: a tenant predicate on an enum scanned every row, issue #24); the
-  // collation's answer is a superset, and the byte comparison beside it decides, as for text.
+  // opaque to the optimizer: a tenant predicate on an enum scanned every row, issue #24). Only
+  // the enum's own labels take this path, and the server refuses two labels its collation finds
+  // equal, so the collation cannot match another label; compileText still adds the byte test, as
+  // for any text on a lenient collation, and costs a byte compare on the rows the index found.
   enumEqualityOnColumn: true,
   statement: (sql) => sql,
   driverValue: (value) => value,
