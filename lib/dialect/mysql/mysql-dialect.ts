@@ -1,7 +1,7 @@
 // MySQL and MariaDB: one SQL with per-server differences (collations for lower-casing, MariaDB's
 // per-statement optimizer setting), chosen from the server's version when TypeORM connects.
 import type { DataSource } from "typeorm";
-import { type ListSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
+import { type ListSite, type PatternSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
 import { foldCase } from "../fold-case.js";
 
 /**
@@ -41,6 +41,23 @@ const textList = (lower: (e: string) => string) => ({ left, negated, values, bin
   return negated ? test : `(${left} IN (${list}) AND ${test})`;
 };
 
+/**
+ * IStartsWith and IEndsWith (and their negations) lower only the text's first or last
+ * CHAR_LENGTH(needle) characters, and compare them with the lowered needle as bytes, instead of
+ * lowering the whole text for a LIKE. The same answer: the server lowers one character to one
+ * (test/engine/case-folding.test.ts checks every code point to U+1FFFF), so the lowered text starts
+ * with the lowered needle exactly when the lowered first characters equal it; NULL text stays
+ * NULL, negated too. Why: each lowering goes through the uca1400 collation once per condition per
+ * row, and a filter UI's OR of ten name prefixes cost 8.2 ms over 10,000 rows this way against
+ * 4.0 ms for the prefix only (issue #24, W7). Contains has no such cut and keeps the LIKE.
+ */
+const textPatternOf = (lower: (e: string) => string) => ({ expr, kind, needle, insensitive, negated, bind }: PatternSite): string | null => {
+  if (!insensitive || kind === "contains") return null;
+  const needleParam = bind.param(needle);
+  const part = `${kind === "startsWith" ? "LEFT" : "RIGHT"}(${expr}, CHAR_LENGTH(${needleParam}))`;
+  return `${exact(lower(part))} ${negated ? "<>" : "="} ${exact(lower(bind.param(needle)))}`;
+};
+
 const mysqlFamily = (collation: string): SqlDialect => ({
   ...sharedSql,
   name: "mysql",
@@ -78,6 +95,7 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   instantParameter: (p) => `CAST(${p} AS DATETIME(6))`,
   valueList,
   textList: textList(mysqlLower(collation)),
+  textPattern: textPatternOf(mysqlLower(collation)),
 });
 
 /** MySQL 8 (and a MySQL server whose version is not known yet). */
