@@ -34,6 +34,8 @@ export interface FilterFragments {
   readonly orders: readonly OrderTerm[];
   readonly params: Readonly<Record<string, unknown>>;
   readonly projection: ProjectionNode;
+  /** The predicate joins nothing, and each of its EXISTS reads one table (see StatementFacts). */
+  readonly singleTableWhere: boolean;
 }
 
 /** The predicate's text, compiled once and shared by the data and count statements. */
@@ -92,7 +94,8 @@ export function compileFilterFragments(alias: string, dialect: SqlDialect, plan:
   const selects: string[] = [];
   selectProjection(selects, scope, projection, []);
   const orders = orderTerms(scope, [...plan.orders, ...primaryKeyOrder(plan.root)]);
-  return { joins: scope.joinList(), whereJoinCount, where: text, selects, orders, params: writer.params, projection };
+  const singleTableWhere = whereJoinCount === 0 && !writer.joinedExists;
+  return { joins: scope.joinList(), whereJoinCount, where: text, selects, orders, params: writer.params, projection, singleTableWhere };
 }
 
 /** The TypeORM builders of a Filter: its page of data, and one COUNT over the same predicate. */

@@ -20,7 +20,9 @@ export function compilePredicate(scope: Scope, predicate: Predicate): string {
       const { from, correlate } = collectionFrom(writer, predicate.collection, parent, child);
       const inner = new Scope(writer, child, predicate.collection.to, true);
       const condition = compilePredicate(inner, predicate.predicate);
-      return `EXISTS (SELECT 1 FROM ${from}${inner.joinSql()} WHERE ${correlate} AND ${condition}${writer.dialect.existsSuffix})`;
+      const joins = inner.joinSql();
+      if (joins !== "" || scope.correlated) writer.joinedExists = true;
+      return `EXISTS (SELECT 1 FROM ${from}${joins} WHERE ${correlate} AND ${condition}${writer.dialect.existsSuffix})`;
     }
     case "compare":
       return compileComparison(scope, predicate);

@@ -25,6 +25,8 @@ export class SqlWriter {
   readonly params: Record<string, unknown> = {};
   private paramCount = 0;
   private aliasCount = 0;
+  /** True once an EXISTS this writer wrote joins a table inside it or holds another EXISTS. */
+  joinedExists = false;
 
   /** `firstParameter`: the first `ql_<n>` this writer uses, past those a builder already holds. */
   constructor(readonly dialect: SqlDialect, firstParameter = 0) {

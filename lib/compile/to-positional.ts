@@ -1,6 +1,6 @@
 // Named parameters → the driver's positional placeholders, in text order. TypeORM's own
 // conversion inlines numbers into the SQL text on SQLite; QueryLib binds every value.
-import type { SqlDialect } from "../dialect/sql-dialect.js";
+import type { SqlDialect, StatementFacts } from "../dialect/sql-dialect.js";
 import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
 
 export interface Statement {
@@ -69,8 +69,8 @@ function fromTemplate(sql: string, sources: ParameterSources, dialect: SqlDialec
   return { sql: text, parameters };
 }
 
-export function toPositional(statementText: string, sources: ParameterSources, dialect: SqlDialect): Statement {
-  const sql = dialect.statement(statementText);
+export function toPositional(statementText: string, sources: ParameterSources, dialect: SqlDialect, facts?: StatementFacts): Statement {
+  const sql = dialect.statement(statementText, facts);
   const fast = fromTemplate(sql, sources, dialect);
   if (fast) return fast;
   const parameters: unknown[] = [];

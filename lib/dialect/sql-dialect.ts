@@ -29,7 +29,7 @@ export interface SqlDialect {
   /** An enum column as text: native enums sort by declaration order, 2.1.5 sorts by name. */
   enumText(expr: string): string;
   /** The text sent for a finished statement (a per-statement setting before it, or the text itself). */
-  statement(sql: string): string;
+  statement(sql: string, facts?: StatementFacts): string;
   /** A bound value as the driver takes it (SQLite has no boolean or date types). */
   driverValue(value: unknown): unknown;
   /**
@@ -116,6 +116,14 @@ export interface ListSite {
 }
 
 export type PatternKind = "contains" | "startsWith" | "endsWith";
+
+/** What the compiler knows of a statement beyond its text, for `statement()`. */
+export interface StatementFacts {
+  /** A COUNT of the rows, not a page of them: every row is read, none can be skipped. */
+  readonly counts: boolean;
+  /** No JOIN in the statement, and no EXISTS that joins a table or holds another EXISTS. */
+  readonly singleTableExists: boolean;
+}
 
 export interface PatternSite {
   readonly expr: string;

@@ -13,6 +13,7 @@ import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
 import { type Connection, describeStatement, runStatement, withReadRunner } from "./run-sql.js";
 import { cachedTexts, joinKey } from "./sql-texts.js";
+import { isFreshBuilder } from "./fresh-builders.js";
 import { pageOffset } from "../shapes/page.js";
 
 const limitOffset = " LIMIT :ql_limit OFFSET :ql_offset";
@@ -44,7 +45,7 @@ export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connectio
   const parameters = [base.getParameters(), fragments.params];
   return {
     data: toPositional(plan.page ? texts.paged : texts.data, [...parameters, pageParameters(plan.page)], connection.dialect),
-    count: plan.page ? toPositional(texts.count, parameters, connection.dialect) : null,
+    count: plan.page ? toPositional(texts.count, parameters, connection.dialect, { counts: true, singleTableExists: fragments.singleTableWhere && isFreshBuilder(base) }) : null,
     projection: fragments.projection,
     page: plan.page,
     ...(segment ? { segment } : {}),

@@ -145,7 +145,41 @@ forEachTarget("Collection subqueries: merged any-matches, nested orders, and a b
       else assert.match(sql, /^SELECT /);
       const plain = toStatements(ctx.dataSource().getRepository("OrderItem"), { orders: [{ field: "id" }] } as never).data.sql;
       assert.match(plain, /^SELECT /, "a statement without EXISTS keeps the optimizer's defaults");
+      const count = toStatements(ctx.dataSource().getRepository("OrderItem"), shape as never).count!.sql;
+      if (ctx.target === "mariadb") assert.match(count, /^SET STATEMENT optimizer_switch='exists_to_in=off' FOR SELECT COUNT/, "its COUNT joins tables: the switch stays");
     }));
+
+    // A COUNT reads every row, so per-row lookups cannot stop early; with one table per EXISTS and
+    // no JOIN there is no join order for the rewrite to get wrong (W3's COUNT: 29 ms per row, 10 ms
+    // as a semi-join; issue #24). Its page keeps the per-row lookups, which stop at the page's end.
+    const singleTable = [
+      { conditionGroup: { conditions: [cond(0, "orders.total", "GreaterThan", 500), cond(1, "orders.status", "Equal", "Cancelled", "Text")] }, orders: [{ field: "id" }], page: { pageNumber: 1, pageSize: 5 } },
+      { conditionGroup: { conditions: [cond(0, "orders.total", "LessThan", 500)], connector: "Or", subConditionGroups: [{ conditions: [cond(0, "name", "StartsWith", "A", "Text")] }] }, page: { pageNumber: 1, pageSize: 5 } },
+    ];
+    const nested = { conditionGroup: { conditions: [cond(0, "orders.items.quantity", "GreaterThan", 3)] }, page: { pageNumber: 1, pageSize: 5 } };
+    const joinedRoot = { conditionGroup: { conditions: [cond(0, "contact.email", "Contains", "@", "Text"), cond(1, "orders.total", "GreaterThan", 500)] }, page: { pageNumber: 1, pageSize: 5 } };
+    const statementsOf = (shape: object) => toStatements(ctx.dataSource().getRepository("Customer"), shape as never);
+    const switched = /^SET STATEMENT optimizer_switch='exists_to_in=off' FOR SELECT /;
+
+    onSqlTarget(ctx.target, () => it(`a COUNT whose EXISTS each read one table ${ctx.target === "mariadb" ? "keeps the rewrite; its page and any COUNT that joins do not" : "is sent as compiled"}`, () => {
+      for (const shape of singleTable) {
+        const { data, count } = statementsOf(shape);
+        assert.match(count!.sql, /^SELECT COUNT/);
+        if (ctx.target === "mariadb") assert.match(data.sql, switched);
+      }
+      if (ctx.target !== "mariadb") return;
+      assert.match(statementsOf(nested).count!.sql, switched, "an EXISTS inside an EXISTS");
+      assert.match(statementsOf(joinedRoot).count!.sql, switched, "a JOIN beside the EXISTS");
+    }));
+
+    it("those COUNTs give the oracle's totals", async () => {
+      const oracle = (shape: object) => toList(customers() as ObjectLiteral[], shape as never).totalCount;
+      for (const shape of [...singleTable, nested, joinedRoot]) {
+        const total = ctx.target === "memory" ? oracle(shape) : (await toListAsync(ctx.dataSource().getRepository("Customer"), shape as never)).totalCount;
+        assert.equal(total, oracle(shape));
+        assert.ok(total > 0);
+      }
+    });
   });
 
   describe("an order across collections is one lookup per collection", () => {
