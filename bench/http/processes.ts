@@ -5,7 +5,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Dialect } from "../db.js";
 import type { DriveResult, DriveSpec } from "./drive.js";
-import type { AuditMode, Request } from "./requests.js";
+import { type AuditMode, type Endpoint, outcomeOf, type Request, requestOf, type Workload } from "./requests.js";
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -57,4 +57,23 @@ export function driveProcess(spec: DriveSpec): Promise<DriveResult> {
 export async function fetchJson(url: string, request?: Pick<Request, "method" | "body">): Promise<{ status: number; body: any }> {
   const response = await fetch(url, request ? { method: request.method, ...(request.body ? { body: request.body, headers: { "content-type": "application/json" } } : {}) } : {});
   return { status: response.status, body: await response.json() };
+}
+
+/**
+ * The same question, the same answer: each endpoint's ids in order and total must be the
+ * hand-written endpoint's, before any timing. Returns that answer; throws naming the one that differs.
+ */
+export async function assertSameAnswers(dialect: Dialect, workload: Workload, endpoints: readonly Endpoint[], serverOf: (endpoint: Endpoint) => Server): Promise<string> {
+  const outcomes = new Map<Endpoint, string>();
+  for (const endpoint of new Set<Endpoint>(["hand", ...endpoints])) {
+    const request = requestOf(endpoint, workload, dialect);
+    const { status, body } = await fetchJson(`${serverOf(endpoint).url}${request.path}`, request);
+    if (status !== 200) throw new Error(`${dialect} ${workload} ${endpoint}: HTTP ${status} ${JSON.stringify(body).slice(0, 300)}`);
+    outcomes.set(endpoint, outcomeOf(body));
+  }
+  const reference = outcomes.get("hand")!;
+  for (const [endpoint, outcome] of outcomes) {
+    if (outcome !== reference) throw new Error(`${dialect} ${workload}: ${endpoint} answers ${outcome.slice(0, 120)}…, the hand-written endpoint ${reference.slice(0, 120)}…`);
+  }
+  return reference;
 }

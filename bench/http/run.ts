@@ -21,8 +21,8 @@ import { PUBLISHED_DIR, REPO_ROOT } from "../db.js";
 import type { DriveResult } from "./drive.js";
 import { httpLatencyChart } from "./chart.js";
 import { renderHttpMarkdown, withHttpSection } from "./report.js";
-import { driveProcess, fetchJson, type Server, startServer, stopServer } from "./processes.js";
-import { type AuditMode, ENDPOINT_FACTS, ENDPOINTS, type Endpoint, outcomeOf, requestOf, type Workload } from "./requests.js";
+import { assertSameAnswers, driveProcess, fetchJson, type Server, startServer, stopServer } from "./processes.js";
+import { type AuditMode, ENDPOINT_FACTS, ENDPOINTS, type Endpoint, requestOf, type Workload } from "./requests.js";
 
 const argv = process.argv.slice(2);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -92,18 +92,7 @@ async function runDialect(dialect: Dialect, cells: HttpCell[], servers: Record<s
   const serverOf = (endpoint: Endpoint) => byMode.get(ENDPOINT_FACTS[endpoint].audit)!;
   try {
     for (const workload of workloads) {
-      // The same question, the same answer: ids in order and the total, before any timing.
-      const outcomes = new Map<Endpoint, string>();
-      for (const endpoint of ENDPOINTS) {
-        const request = requestOf(endpoint, workload, dialect);
-        const { status, body } = await fetchJson(`${serverOf(endpoint).url}${request.path}`, request);
-        if (status !== 200) throw new Error(`${dialect} ${workload} ${endpoint}: HTTP ${status} ${JSON.stringify(body).slice(0, 300)}`);
-        outcomes.set(endpoint, outcomeOf(body));
-      }
-      const reference = outcomes.get("hand")!;
-      for (const [endpoint, outcome] of outcomes) {
-        if (outcome !== reference) throw new Error(`${dialect} ${workload}: ${endpoint} answers ${outcome.slice(0, 120)}…, the hand-written endpoint ${reference.slice(0, 120)}…`);
-      }
+      const reference = await assertSameAnswers(dialect, workload, ENDPOINTS, serverOf);
       log(`  ${dialect} ${workload}: the endpoints agree (total | ids: ${reference.slice(0, 60)}…)`);
       for (const concurrency of concurrencies) {
         const measures = new Map<Endpoint, HttpMeasure[]>(ENDPOINTS.map((e) => [e, []]));

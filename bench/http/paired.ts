@@ -1,0 +1,159 @@
+// `npm run bench:http:paired`: decides issue #24's throughput targets on a machine whose speed
+// drifts. `bench:http` reports medians of three runs per endpoint, and one cell's runs differed by
+// up to ±25 % there, so a ratio of 0.88 could not be told from 1.0. Here each comparison is a
+// series of pairs: the hand-written endpoint and one QueryLib endpoint driven back to back, in
+// alternating order (ABBA: drift within a pair cancels over two pairs), and the ratio is taken per
+// pair. The verdict reads a distribution-free interval for the median ratio (order statistics of
+// the pairs' ratios, no assumption about their spread): met when the whole interval is at or above
+// the target, missed when it is below, not decided when it straddles it.
+//
+//   node dist/bench/http/paired.js [--dialects=sqlite,postgres,mariadb] [--workloads=W1,W2,W4]
+//        [--endpoints=querylib,querylib-audit] [--pairs=8] [--seconds=3] [--warmup=1]
+//        [--concurrency=200] [--no-write]
+//
+// Writes docs/benchmarks/http-paired.json and http-paired.md (the table BENCHMARKS.md quotes).
+process.env.TZ ??= "UTC";
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import type { Dialect } from "../db.js";
+import { PUBLISHED_DIR } from "../db.js";
+import { assertSameAnswers, driveProcess, type Server, startServer, stopServer } from "./processes.js";
+import { ENDPOINT_FACTS, ENDPOINTS, type Endpoint, requestOf, type Workload } from "./requests.js";
+
+const argv = process.argv.slice(2);
+const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const dialects = (value("dialects") ?? "sqlite,postgres,mariadb").split(",") as Dialect[];
+const workloads = (value("workloads") ?? "W1,W2,W4").split(",") as Workload[];
+const compared = (value("endpoints") ?? "querylib,querylib-audit").split(",") as Endpoint[];
+const pairs = Number(value("pairs") ?? 8);
+const seconds = Number(value("seconds") ?? 3);
+const warmup = Number(value("warmup") ?? 1);
+const concurrency = Number(value("concurrency") ?? 200);
+const write = !argv.includes("--no-write");
+const customers = 10000;
+for (const endpoint of compared) if (!ENDPOINTS.includes(endpoint) || endpoint === "hand") throw new Error(`--endpoints: each one of ${ENDPOINTS.filter((e) => e !== "hand").join(", ")}`);
+if (!(pairs >= 4)) throw new Error("--pairs: at least 4");
+
+/** Issue #24's targets, as a ratio to the hand-written endpoint's requests/s. */
+const TARGET: Readonly<Record<Endpoint, number>> = { hand: 1, paginate: 1, querylib: 1, "querylib-audit": 0.9, "querylib-audit-group": 0.9 };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+export interface PairedComparison {
+  readonly dialect: Dialect;
+  readonly workload: Workload;
+  readonly endpoint: Endpoint;
+  readonly target: number;
+  /** Requests/s of each pair, and their ratio (endpoint ÷ hand). */
+  readonly pairs: { readonly hand: number; readonly endpoint: number; readonly ratio: number; readonly handFirst: boolean }[];
+  readonly medianRatio: number;
+  readonly interval: { readonly low: number; readonly high: number; readonly coverage: number };
+  readonly verdict: "met" | "missed" | "not decided";
+}
+
+const binomialCdfHalf = (n: number, k: number) => {
+  let sum = 0;
+  let term = 0.5 ** n; // C(n, 0) / 2^n
+  for (let i = 0; i <= k; i++) {
+    sum += term;
+    term = (term * (n - i)) / (i + 1);
+  }
+  return sum;
+};
+
+/**
+ * The narrowest interval [x(k), x(n+1-k)] of the sorted ratios that covers the median with at
+ * least 90 % probability: P(median in it) = 1 - 2 P(Binomial(n, 1/2) ≤ k - 1), whatever the spread.
+ * Below 5 pairs no interval reaches 90 %: the widest one, [min, max], is returned with its coverage.
+ */
+export function medianInterval(sortedRatios: readonly number[]): { low: number; high: number; coverage: number } {
+  const n = sortedRatios.length;
+  let k = 1;
+  while (k + 1 <= n / 2 && 1 - 2 * binomialCdfHalf(n, k) >= 0.9) k++;
+  return { low: sortedRatios[k - 1]!, high: sortedRatios[n - k]!, coverage: 1 - 2 * binomialCdfHalf(n, k - 1) };
+}
+
+const median = (sorted: readonly number[]) => {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function rpsOf(server: Server, endpoint: Endpoint, workload: Workload, dialect: Dialect): Promise<number> {
+  const request = requestOf(endpoint, workload, dialect);
+  const result = await driveProcess({ url: `${server.url}${request.path}`, method: request.method, body: request.body, connections: concurrency, warmupSeconds: warmup, seconds });
+  if (result.errors + result.non2xx > 0) throw new Error(`${dialect} ${workload} ${endpoint}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+  return result.rps;
+}
+
+async function compareDialect(dialect: Dialect, out: PairedComparison[]): Promise<void> {
+  const modes = [...new Set(["off" as const, ...compared.map((e) => ENDPOINT_FACTS[e].audit)])];
+  const byMode = new Map(await Promise.all(modes.map(async (audit) => [audit, await startServer({ dialect, audit, customers })] as const)));
+  const serverOf = (endpoint: Endpoint) => byMode.get(ENDPOINT_FACTS[endpoint].audit)!;
+  try {
+    for (const workload of workloads) {
+      await assertSameAnswers(dialect, workload, compared, serverOf);
+      for (const endpoint of compared) {
+        const measured: PairedComparison["pairs"][number][] = [];
+        for (let i = 0; i < pairs; i++) {
+          // ABBA: hand first in pairs 0, 3, 4, 7, …, second in 1, 2, 5, 6, …
+          const handFirst = i % 4 === 0 || i % 4 === 3;
+          const first = await rpsOf(serverOf(handFirst ? "hand" : endpoint), handFirst ? "hand" : endpoint, workload, dialect);
+          const second = await rpsOf(serverOf(handFirst ? endpoint : "hand"), handFirst ? endpoint : "hand", workload, dialect);
+          const [hand, other] = handFirst ? [first, second] : [second, first];
+          measured.push({ hand, endpoint: other, ratio: other / hand, handFirst });
+        }
+        const sorted = measured.map((p) => p.ratio).sort((a, b) => a - b);
+        const interval = medianInterval(sorted);
+        const target = TARGET[endpoint];
+        const verdict = interval.low >= target ? "met" : interval.high < target ? "missed" : "not decided";
+        const comparison: PairedComparison = { dialect, workload, endpoint, target, pairs: measured, medianRatio: median(sorted), interval, verdict };
+        out.push(comparison);
+        log(`  ${dialect} ${workload} ${endpoint} ÷ hand: ${comparison.medianRatio.toFixed(2)} [${interval.low.toFixed(2)}, ${interval.high.toFixed(2)}] → ${verdict} (ratios ${sorted.map((r) => r.toFixed(2)).join(" ")})`);
+      }
+    }
+  } finally {
+    await Promise.all([...byMode.values()].map(stopServer));
+  }
+}
+
+export function renderPairedMarkdown(comparisons: readonly PairedComparison[], method: string): string {
+  const lines = [
+    `Method: ${method}.`,
+    "",
+    "| Dialect | Workload | QueryLib endpoint | median ratio to hand-written | interval (coverage) | target | verdict | hand req/s (median) |",
+    "|---|---|---|--:|--:|--:|---|--:|",
+  ];
+  for (const c of comparisons) {
+    const handRps = median(c.pairs.map((p) => p.hand).sort((a, b) => a - b));
+    const verdict = c.verdict === "met" ? "met" : c.verdict === "missed" ? "**missed**" : "not decided";
+    lines.push(`| ${c.dialect} | ${c.workload} | ${ENDPOINT_FACTS[c.endpoint].label} | ${c.medianRatio.toFixed(2)}× | ${c.interval.low.toFixed(2)}–${c.interval.high.toFixed(2)} (${Math.round(c.interval.coverage * 100)} %) | ≥ ${c.target.toFixed(1)}× | ${verdict} | ${Math.round(handRps)} |`);
+  }
+  return lines.join("\n");
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const comparisons: PairedComparison[] = [];
+  for (const dialect of dialects) {
+    log(`${dialect}: ${pairs} pairs per comparison at ${concurrency} connections…`);
+    await compareDialect(dialect, comparisons);
+  }
+  const method = `${concurrency} connections; per comparison ${pairs} pairs of runs (the hand-written endpoint and the QueryLib endpoint back to back, in ABBA order), each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); ${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
+  const markdown = renderPairedMarkdown(comparisons, method);
+  process.stdout.write(`${markdown}\n`);
+  if (write) {
+    mkdirSync(PUBLISHED_DIR, { recursive: true });
+    writeFileSync(`${PUBLISHED_DIR}http-paired.json`, `${JSON.stringify({ date: new Date().toISOString(), method, comparisons }, null, 2)}\n`);
+    writeFileSync(`${PUBLISHED_DIR}http-paired.md`, `${markdown}\n`);
+    log("wrote docs/benchmarks/http-paired.json and http-paired.md");
+  }
+  log(`done in ${Math.round((performance.now() - started) / 1000)} s`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error: unknown) => {
+    log(`bench:http:paired failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    process.exit(1);
+  });
+}
