@@ -221,13 +221,16 @@ describe("querylib/nest audit: QpTypeOrmAuditSink retries", () => {
     const real = await new DataSource({ type: "better-sqlite3", database: ":memory:", entities: QpTypeOrmAuditSink.entities, synchronize: true, logging: false }).initialize();
     const state = { attempts: 0 };
     const stand = {
-      getRepository: (entity: typeof QpAuditEventRecord) => ({
-        insert: async (rows: object[]) => {
+      options: real.options,
+      driver: real.driver,
+      getMetadata: (entity: typeof QpAuditEventRecord) => real.getMetadata(entity),
+      manager: {
+        query: async (sql: string, parameters: unknown[]) => {
           state.attempts++;
           if (state.attempts <= failures) throw error();
-          return real.getRepository(entity).insert(rows);
+          return real.manager.query(sql, parameters);
         },
-      }),
+      },
     } as unknown as DataSource;
     return { real, stand, state };
   }

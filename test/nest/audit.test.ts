@@ -266,7 +266,7 @@ describe("querylib/nest audit", function () {
       }
     });
 
-    for (const dialect of ["postgres", "mariadb"] as Dialect[]) {
+    for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
       it(`QpTypeOrmAuditSink appends to querylib_audit_event on ${dialect}`, async function () {
         let dataSource: DataSource;
         try {
