@@ -11,10 +11,13 @@
 //        [--endpoints=querylib,querylib-audit] [--pairs=8] [--seconds=3] [--warmup=1]
 //        [--concurrency=200] [--no-write]
 //
-// Writes docs/benchmarks/http-paired.json and http-paired.md (the table BENCHMARKS.md quotes).
+// Writes docs/benchmarks/http-paired.json and http-paired.md (the table BENCHMARKS.md quotes). A run
+// replaces the comparisons it measured there and keeps the others; each says which commit and
+// date it measured.
 process.env.TZ ??= "UTC";
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import type { Dialect } from "../db.js";
 import { PUBLISHED_DIR } from "../db.js";
@@ -40,6 +43,9 @@ const TARGET: Readonly<Record<Endpoint, number>> = { hand: 1, paginate: 1, query
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+const git = (...args: string[]) => execFileSync("git", args, { encoding: "utf8" }).trim();
+const COMMIT = `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? "+" : ""}`;
+
 export interface PairedComparison {
   readonly dialect: Dialect;
   readonly workload: Workload;
@@ -50,6 +56,9 @@ export interface PairedComparison {
   readonly medianRatio: number;
   readonly interval: { readonly low: number; readonly high: number; readonly coverage: number };
   readonly verdict: "met" | "missed" | "not decided";
+  /** The commit measured (with "+" when the work tree differed from it) and the day. */
+  readonly commit: string;
+  readonly date: string;
 }
 
 const binomialCdfHalf = (n: number, k: number) => {
@@ -107,7 +116,7 @@ async function compareDialect(dialect: Dialect, out: PairedComparison[]): Promis
         const interval = medianInterval(sorted);
         const target = TARGET[endpoint];
         const verdict = interval.low >= target ? "met" : interval.high < target ? "missed" : "not decided";
-        const comparison: PairedComparison = { dialect, workload, endpoint, target, pairs: measured, medianRatio: median(sorted), interval, verdict };
+        const comparison: PairedComparison = { dialect, workload, endpoint, target, pairs: measured, medianRatio: median(sorted), interval, verdict, commit: COMMIT, date: new Date().toISOString().slice(0, 10) };
         out.push(comparison);
         log(`  ${dialect} ${workload} ${endpoint} ÷ hand: ${comparison.medianRatio.toFixed(2)} [${interval.low.toFixed(2)}, ${interval.high.toFixed(2)}] → ${verdict} (ratios ${sorted.map((r) => r.toFixed(2)).join(" ")})`);
       }
@@ -121,13 +130,13 @@ export function renderPairedMarkdown(comparisons: readonly PairedComparison[], m
   const lines = [
     `Method: ${method}.`,
     "",
-    "| Dialect | Workload | QueryLib endpoint | median ratio to hand-written | interval (coverage) | target | verdict | hand req/s (median) |",
-    "|---|---|---|--:|--:|--:|---|--:|",
+    "| Dialect | Workload | QueryLib endpoint | median ratio to hand-written | interval (coverage) | target | verdict | hand req/s (median) | measured at |",
+    "|---|---|---|--:|--:|--:|---|--:|---|",
   ];
   for (const c of comparisons) {
     const handRps = median(c.pairs.map((p) => p.hand).sort((a, b) => a - b));
     const verdict = c.verdict === "met" ? "met" : c.verdict === "missed" ? "**missed**" : "not decided";
-    lines.push(`| ${c.dialect} | ${c.workload} | ${ENDPOINT_FACTS[c.endpoint].label} | ${c.medianRatio.toFixed(2)}× | ${c.interval.low.toFixed(2)}–${c.interval.high.toFixed(2)} (${Math.round(c.interval.coverage * 100)} %) | ≥ ${c.target.toFixed(1)}× | ${verdict} | ${Math.round(handRps)} |`);
+    lines.push(`| ${c.dialect} | ${c.workload} | ${ENDPOINT_FACTS[c.endpoint].label} | ${c.medianRatio.toFixed(2)}× | ${c.interval.low.toFixed(2)}–${c.interval.high.toFixed(2)} (${Math.round(c.interval.coverage * 100)} %) | ≥ ${c.target.toFixed(1)}× | ${verdict} | ${Math.round(handRps)} | ${c.commit}, ${c.date} |`);
   }
   return lines.join("\n");
 }
@@ -139,12 +148,18 @@ async function main(): Promise<void> {
     log(`${dialect}: ${pairs} pairs per comparison at ${concurrency} connections…`);
     await compareDialect(dialect, comparisons);
   }
-  const method = `${concurrency} connections; per comparison ${pairs} pairs of runs (the hand-written endpoint and the QueryLib endpoint back to back, in ABBA order), each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); ${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
-  const markdown = renderPairedMarkdown(comparisons, method);
-  process.stdout.write(`${markdown}\n`);
+  const method = `${concurrency} connections; per comparison ${pairs} pairs of runs (the hand-written endpoint and the QueryLib endpoint back to back, in ABBA order), each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); ${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}`;
+  process.stdout.write(`${renderPairedMarkdown(comparisons, method)}\n`);
   if (write) {
     mkdirSync(PUBLISHED_DIR, { recursive: true });
-    writeFileSync(`${PUBLISHED_DIR}http-paired.json`, `${JSON.stringify({ date: new Date().toISOString(), method, comparisons }, null, 2)}\n`);
+    const file = `${PUBLISHED_DIR}http-paired.json`;
+    const keyOf = (c: PairedComparison) => `${c.dialect} ${c.workload} ${c.endpoint}`;
+    const measured = new Set(comparisons.map(keyOf));
+    const kept = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { comparisons: PairedComparison[] }).comparisons.filter((c) => !measured.has(keyOf(c))) : [];
+    const order = (c: PairedComparison) => `${["sqlite", "postgres", "mariadb"].indexOf(c.dialect)} ${c.workload} ${ENDPOINTS.indexOf(c.endpoint)}`;
+    const all = [...kept, ...comparisons].sort((a, b) => order(a).localeCompare(order(b)));
+    const markdown = renderPairedMarkdown(all, method);
+    writeFileSync(file, `${JSON.stringify({ method, comparisons: all }, null, 2)}\n`);
     writeFileSync(`${PUBLISHED_DIR}http-paired.md`, `${markdown}\n`);
     log("wrote docs/benchmarks/http-paired.json and http-paired.md");
   }
