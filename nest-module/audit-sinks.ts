@@ -2,10 +2,12 @@
 // append-only relational table that retries a transient failure with back-off (QpTypeOrmAuditSink).
 import { Logger } from "@nestjs/common";
 import { backOff } from "exponential-backoff";
-import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource, type EntityManager } from "typeorm";
+import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource, type EntityManager, type EntityMetadata } from "typeorm";
 import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { IQpAuditSink, QpAuditEvent, QpSubject } from "../lib/index.js";
 import type { QpRequestAuditEvent } from "./audit.js";
+import { dialectOf } from "../lib/dialect/dialect-of.js";
+import type { SqlDialect } from "../lib/dialect/sql-dialect.js";
 
 /** Keeps every event in `events` (tests, development). */
 export class QpInMemoryAuditSink implements IQpAuditSink {
@@ -139,35 +141,36 @@ export class QpTypeOrmAuditSink implements IQpAuditSink {
   }
 
   /**
-   * One multi-row INSERT of `rows`, its text written from the entity's metadata (names quoted by
-   * the driver, every value a parameter converted by the driver as TypeORM converts it) and kept
-   * per row count up to 16. Why not `repository.insert`: it builds an InsertQueryBuilder per call
-   * and reads the generated ids back (RETURNING on PostgreSQL), which nothing here uses. CPU per
-   * write of two events, TypeORM's insert against this one: PostgreSQL 150 against 54 µs, MariaDB
-   * 195 against 59 µs, SQLite 425 against 322 µs (issue #24: audit on was 0.87× the hand-written
-   * endpoint on PostgreSQL W1).
-   * Other drivers than SQLite, PostgreSQL and MySQL/MariaDB keep TypeORM's insert.
+   * One multi-row INSERT of `rows`, written as QueryLib writes its own SQL: names quoted by the
+   * DataSource's dialect from the entity's metadata, every value a placeholder, converted by the
+   * driver as TypeORM converts it. The text is kept per row count up to 16. Why not
+   * `repository.insert`: it builds an InsertQueryBuilder per call and reads the generated ids back
+   * (RETURNING on PostgreSQL), which nothing here uses. CPU per write of two events, TypeORM's
+   * insert against this one: PostgreSQL 150 against 54 µs, MariaDB 195 against 59 µs, SQLite 425
+   * against 322 µs (issue #24: audit on was 0.87× the hand-written endpoint on PostgreSQL W1).
    */
   private async insertRows(manager: EntityManager, rows: readonly Record<string, unknown>[]): Promise<void> {
+    const dialect = dialectOf(this.dataSource);
     const { driver } = this.dataSource;
-    const type = this.dataSource.options.type;
-    const numbered = type === "postgres";
-    if (!numbered && type !== "better-sqlite3" && type !== "mysql" && type !== "mariadb") return void (await manager.insert(QpAuditEventRecord, rows as never));
-    const columns = (this.columns ??= this.dataSource.getMetadata(QpAuditEventRecord).columns.filter((c) => !c.isGenerated));
+    const target = (this.target ??= insertTarget(this.dataSource.getMetadata(QpAuditEventRecord), dialect));
     let sql = this.statements.get(rows.length);
     if (sql === undefined) {
-      const metadata = this.dataSource.getMetadata(QpAuditEventRecord);
-      const table = metadata.tablePath.split(".").map((part) => driver.escape(part)).join(".");
       let position = 0;
-      const tuple = () => `(${columns.map(() => (numbered ? `$${++position}` : "?")).join(", ")})`;
-      sql = `INSERT INTO ${table} (${columns.map((c) => driver.escape(c.databaseName)).join(", ")}) VALUES ${rows.map(tuple).join(", ")}`;
+      sql = target.head + rows.map(() => `(${target.columns.map(() => dialect.placeholder(++position)).join(", ")})`).join(", ");
       if (rows.length <= 16) this.statements.set(rows.length, sql);
     }
     const parameters: unknown[] = [];
-    for (const row of rows) for (const column of columns) parameters.push(driver.preparePersistentValue(row[column.propertyName], column));
+    for (const row of rows) for (const column of target.columns) parameters.push(driver.preparePersistentValue(row[column.propertyName], column));
     await manager.query(sql, parameters);
   }
 
-  private columns: ColumnMetadata[] | undefined;
+  private target: { readonly head: string; readonly columns: readonly ColumnMetadata[] } | undefined;
   private readonly statements = new Map<number, string>();
+}
+
+/** `INSERT INTO table (columns) VALUES ` for the entity's stored columns (not the generated id). */
+function insertTarget(metadata: EntityMetadata, dialect: SqlDialect) {
+  const columns = metadata.columns.filter((c) => !c.isGenerated);
+  const table = metadata.tablePath.split(".").map((part) => dialect.quote(part)).join(".");
+  return { head: `INSERT INTO ${table} (${columns.map((c) => dialect.quote(c.databaseName)).join(", ")}) VALUES `, columns };
 }

@@ -286,6 +286,17 @@ describe("querylib/nest audit", function () {
         expect(rows.map((r) => r.requestId)).to.deep.equal(["r-0", "r-1", "r-2", "r-3", "r-4", "r-0"]);
         expect(rows.map((r) => r.enforced)).to.deep.equal([true, true, true, true, false, true]);
         expect(rows[1]).to.include({ userId: "ünïcode-user", tenant: "t-1", feature: "Select", at: "2024-01-01T00:00:01.000Z" });
+
+        // The request's path and the caller's subjects reach the INSERT: written into its text,
+        // these would end the statement, drop the trail or shift the placeholders.
+        const hostile = {
+          ...events[0]!, requestId: "r-hostile", path: "/q?x='); DROP TABLE querylib_audit_event; --",
+          subjects: [{ kind: QpSubjectKind.User, value: "u\\'\"?$1 :name `x`" }, { kind: QpSubjectKind.Tenant, value: "t'--" }], enforced: false,
+        };
+        await sink.write([hostile]);
+        const stored = await dataSource!.getRepository(QpAuditEventRecord).findOneByOrFail({ requestId: "r-hostile" });
+        expect(stored).to.include({ path: hostile.path, userId: "u\\'\"?$1 :name `x`", tenant: "t'--", enforced: false });
+        expect(await dataSource!.getRepository(QpAuditEventRecord).count()).to.equal(7);
       });
     }
   });
