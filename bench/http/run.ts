@@ -21,6 +21,7 @@ import { PUBLISHED_DIR, REPO_ROOT } from "../db.js";
 import type { DriveResult } from "./drive.js";
 import { httpLatencyChart } from "./chart.js";
 import { renderHttpMarkdown, withHttpSection } from "./report.js";
+import { median } from "./stats.js";
 import { assertSameAnswers, driveProcess, fetchJson, type Server, startServer, stopServer } from "./processes.js";
 import { type AuditMode, ENDPOINT_FACTS, ENDPOINTS, type Endpoint, requestOf, type Workload } from "./requests.js";
 
@@ -66,12 +67,6 @@ export interface HttpReport {
   readonly servers: Record<string, string>;
   readonly cells: HttpCell[];
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 function medianOf(measures: HttpMeasure[]): HttpMeasure {
   const pick = (key: keyof HttpMeasure) => median(measures.map((m) => m[key]));
