@@ -49,6 +49,12 @@ export interface SqlDialect {
   readonly notifications: boolean;
   /** Prepares a DataSource before QueryLib's first statement on it (SQLite's user functions). */
   prepare(dataSource: DataSource): void;
+  /**
+   * A SELECT's rows read on the DataSource's own connection, as TypeORM's query() gives them, or
+   * null where query() must run it; null for the family: always query(). Never given a caller's
+   * query runner.
+   */
+  readonly readRows: ((dataSource: DataSource, sql: string, parameters: readonly unknown[]) => Promise<Record<string, unknown>[]> | null) | null;
 
   // Compiler overrides: where the family's SQL differs from what lib/compile/ writes for all.
   /** Appended inside a collection's EXISTS subquery. */

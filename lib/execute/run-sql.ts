@@ -35,9 +35,11 @@ export async function withReadRunner<R>(connection: Connection, work: (connectio
   }
 }
 
-export async function runStatement(connection: Connection, statement: Statement): Promise<Record<string, unknown>[]> {
-  const rows = await connection.dataSource.query(statement.sql, statement.parameters as unknown[], connection.queryRunner);
-  return rows as Record<string, unknown>[];
+export function runStatement(connection: Connection, statement: Statement): Promise<Record<string, unknown>[]> {
+  // The dialect's own reading where it has one (SQLite: rows as arrays, see its read-rows.ts);
+  // a caller's runner always goes through TypeORM (its transaction, its release checks).
+  const read = connection.queryRunner ? null : connection.dialect.readRows?.(connection.dataSource, statement.sql, statement.parameters);
+  return read ?? connection.dataSource.query(statement.sql, statement.parameters as unknown[], connection.queryRunner);
 }
 
 /** The text returned as queryString: the SQL, then its bound parameters. */

@@ -1,7 +1,7 @@
 // simulate(entity, filter, context, dataSource): the sanitized clause, the SQL that would run and
 // its parameters, executing nothing and writing no audit event. "Nothing executes" is measured
-// on the DataSource itself (its query method and every query runner its driver creates are
-// counted), with a guarded query of the same filter as the control that the probe sees queries;
+// on the DataSource itself (its query method, every query runner its driver creates and a
+// subscriber listening to queries count), with a guarded query of the same filter as the control that the probe sees queries;
 // the SQL is then run by the test itself and must return the rows the oracle expects.
 import assert from "node:assert/strict";
 import type { DataSource, QueryRunner } from "typeorm";
@@ -35,9 +35,14 @@ function probe(dataSource: DataSource) {
     }) as QueryRunner["query"];
     return runner;
   };
+  // A subscriber listening to queries sees every statement, QueryLib's SQLite reads too (which
+  // otherwise run on the driver's connection without a runner: lib/dialect/sqlite/read-rows.ts).
+  const listener = { beforeQuery: (event: { query: string }) => void counts.statements.push(event.query) };
+  dataSource.subscribers.push(listener as never);
   return {
     counts,
     restore() {
+      dataSource.subscribers.splice(dataSource.subscribers.indexOf(listener as never), 1);
       delete (dataSource as unknown as { query?: unknown }).query;
       (driver as unknown as { createQueryRunner: unknown }).createQueryRunner = originalRunner;
     },

@@ -85,6 +85,7 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   upsertReturning: false,
   notifications: false,
   prepare: () => undefined,
+  readRows: null,
   lenientCollation: true,
   textOfExact: (e) => `CONVERT(${e} USING utf8mb4)`,
   // A double (MySQL would round a decimal average to 4 places).

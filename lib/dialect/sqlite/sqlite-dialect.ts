@@ -3,6 +3,7 @@
 import { type ListSite, type PatternSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
 import { foldCase } from "../fold-case.js";
 import { registerSqliteFunctions } from "./functions.js";
+import { readSqliteRows } from "./read-rows.js";
 
 const doubleQuote = (id: string) => (id.includes('"') ? `"${id.replaceAll('"', '""')}"` : `"${id}"`);
 const lower = (e: string) => `ql_lower(${e})`;
@@ -104,6 +105,7 @@ export const sqlite: SqlDialect = {
   upsertReturning: true,
   notifications: false,
   prepare: registerSqliteFunctions,
+  readRows: readSqliteRows,
   // SQLite 3.51+ turns EXISTS into a join and then applies the outer OFFSET to the joined rows
   // (wrong pages); a LIMIT inside the subquery keeps it a subquery.
   existsSuffix: " LIMIT 1",
