@@ -9,28 +9,15 @@ const doubleQuote = (id: string) => (id.includes('"') ? `"${id.replaceAll('"', '
 const lower = (e: string) => `ql_lower(${e})`;
 
 /**
- * `IN (SELECT value FROM json_each(?))` over the list as JSON text (short text lists aside, see
- * shortTextList): the SQL text is the same whatever the list's length (one placeholder per value
- * passes SQLite's variable limit). The column's affinity applies to json_each's values exactly as
- * to a list of placeholders (neither side of a list has affinity of its own); JSON numbers are INTEGER or REAL as CAST(? AS NUMERIC)
+ * `IN (SELECT value FROM json_each(?))` over the list as JSON text: the SQL text is the same
+ * whatever the list's length (one placeholder per value passes SQLite's variable limit). The
+ * column's affinity applies to json_each's values exactly as to a list of placeholders (neither
+ * side of a list has affinity of its own); JSON numbers are INTEGER or REAL as CAST(? AS NUMERIC)
  * gives them, and JSON strings decode to the same UTF-8 bytes a bound string has.
  */
 function valueList(site: ListSite): string {
-  const test = `${listLeft(site)} ${site.negated ? "NOT IN" : "IN"}`;
-  if (site.values.length > 0 && site.values.length <= shortTextList && site.values.every((v) => typeof v === "string")) {
-    return `${test} (${site.values.map((v) => site.bind.param(v)).join(", ")})`;
-  }
-  return `${test} (SELECT value FROM json_each(${site.bind.list(JSON.stringify(site.values))}))`;
+  return `${listLeft(site)} ${site.negated ? "NOT IN" : "IN"} (SELECT value FROM json_each(${site.bind.list(JSON.stringify(site.values))}))`;
 }
-
-/**
- * Text lists up to this long get a placeholder per value: SQLite tests a row against a short
- * list of placeholders faster than against json_each's table (2 tiers on the tier index over
- * 2,500 rows: 333 against 452 µs; never slower up to 32 values on text). Not for numbers:
- * better-sqlite3 binds a number as REAL, and an index probe per REAL value lost to json_each's
- * INTEGERs from 2 values on. A handful of texts per length keeps the SQL-text cache small.
- */
-const shortTextList = 8;
 
 /**
  * Inside a collection's EXISTS, SQLite used an IN list to drive its index lookups: one probe per
