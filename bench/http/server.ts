@@ -16,13 +16,14 @@
 // prints "LISTENING <port>" once it accepts requests on 127.0.0.1.
 import "reflect-metadata";
 import { Session } from "node:inspector/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createHistogram, monitorEventLoopDelay } from "node:perf_hooks";
 import { Controller, Get, HttpCode, Inject, Post, Injectable, Module, type NestMiddleware, Query, Req, ValidationPipe, type MiddlewareConsumer } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { Transform, Type } from "class-transformer";
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsString, Max, MaxLength, Min } from "class-validator";
 import { Paginate, type PaginateQuery, paginate } from "nestjs-paginate";
-import type { DataSource, Repository } from "typeorm";
+import type { DataSource, QueryRunner, Repository } from "typeorm";
 import { QpAuditEventRecord, QpTypeOrmAuditSink, QueryLibModule } from "../../nest-module/index.js";
 import { QpInMemoryTokenVault, QueryLibSchema1795564800000 } from "../../lib/index.js";
 import { Customer, CustomerTier } from "../../test/domain/entities.js";
@@ -217,13 +218,27 @@ class BenchProbeController {
   }
 }
 
+/**
+ * QueryLib's tables on a database that has none yet. The paired runner starts two servers at once,
+ * so the other one may be creating them right now: a failed CREATE waits for its last table.
+ */
+async function ensureQueryLibTables(runner: QueryRunner): Promise<void> {
+  if (await runner.hasTable("querylib_audit_event")) return;
+  try {
+    await new QueryLibSchema1795564800000().up(runner);
+  } catch (error) {
+    for (let i = 0; i < 100 && !(await runner.hasTable("querylib_audit_event")); i++) await sleep(100);
+    if (!(await runner.hasTable("querylib_audit_event"))) throw error;
+  }
+}
+
 async function main(): Promise<void> {
   const quiet = () => undefined;
   const db = await openBenchDatabase(dialect, { customers, seed: 42 }, quiet);
   const guarded = await openGuardedDataSource(db.dataSource, [QpAuditEventRecord]);
   const runner = guarded.createQueryRunner();
   try {
-    if (!(await runner.hasTable("querylib_audit_event"))) await new QueryLibSchema1795564800000().up(runner);
+    await ensureQueryLibTables(runner);
     // Each run starts from an empty trail: a table that grows from run to run would make later runs' inserts dearer.
     await runner.query(dialect === "mariadb" ? "DELETE FROM `querylib_audit_event`" : `DELETE FROM "querylib_audit_event"`);
   } finally {
