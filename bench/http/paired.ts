@@ -104,13 +104,13 @@ export function renderPairedMarkdown(comparisons: readonly PairedComparison[], m
   const lines = [
     `Method: ${method}.`,
     "",
-    "| Dialect | Workload | QueryLib endpoint | median ratio to hand-written | interval (coverage) | target | verdict | hand req/s (median) | measured at |",
-    "|---|---|---|--:|--:|--:|---|--:|---|",
+    "| Dialect | Workload | QueryLib endpoint | pairs | median ratio to hand-written | interval (coverage) | target | verdict | hand req/s (median) | measured at |",
+    "|---|---|---|--:|--:|--:|--:|---|--:|---|",
   ];
   for (const c of comparisons) {
     const handRps = median(c.pairs.map((p) => p.hand));
     const verdict = c.verdict === "met" ? "met" : c.verdict === "missed" ? "**missed**" : "not decided";
-    lines.push(`| ${c.dialect} | ${c.workload} | ${ENDPOINT_FACTS[c.endpoint].label} | ${c.medianRatio.toFixed(2)}× | ${c.interval.low.toFixed(2)}–${c.interval.high.toFixed(2)} (${Math.round(c.interval.coverage * 100)} %) | ≥ ${c.target.toFixed(1)}× | ${verdict} | ${Math.round(handRps)} | ${c.commit}, ${c.date} |`);
+    lines.push(`| ${c.dialect} | ${c.workload} | ${ENDPOINT_FACTS[c.endpoint].label} | ${c.pairs.length} | ${c.medianRatio.toFixed(2)}× | ${c.interval.low.toFixed(2)}–${c.interval.high.toFixed(2)} (${Math.round(c.interval.coverage * 100)} %) | ≥ ${c.target.toFixed(1)}× | ${verdict} | ${Math.round(handRps)} | ${c.commit}, ${c.date} |`);
   }
   return lines.join("\n");
 }
@@ -122,7 +122,8 @@ async function main(): Promise<void> {
     log(`${dialect}: ${pairs} pairs per comparison at ${concurrency} connections…`);
     await compareDialect(dialect, comparisons);
   }
-  const method = `${concurrency} connections; per comparison ${pairs} pairs of runs (the hand-written endpoint and the QueryLib endpoint back to back, in ABBA order), each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); ${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}`;
+  // The pairs per comparison are a column: a run may measure some cells again with more (--pairs).
+  const method = `${concurrency} connections; per comparison the pairs of runs the table gives (the hand-written endpoint and the QueryLib endpoint back to back, in ABBA order), each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); ${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}`;
   process.stdout.write(`${renderPairedMarkdown(comparisons, method)}\n`);
   if (write) {
     mkdirSync(PUBLISHED_DIR, { recursive: true });
