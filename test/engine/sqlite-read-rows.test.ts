@@ -1,6 +1,6 @@
 // SQLite (better-sqlite3): QueryLib reads its SELECTs on the driver's connection with rows as
 // arrays (lib/dialect/sqlite/read-rows.ts) instead of TypeORM's query(). What TypeORM's query()
-// does around a statement must still happen (the logger, the slow-query log, booleans as 0/1,
+// does around a statement must still happen (the logger, the slow-query log,
 // QueryFailedError), and wherever the result would differ TypeORM runs the statement itself: a
 // caller's query runner, a subscriber listening to queries, a statement that writes, a closed
 // connection, a column named __proto__.
@@ -123,7 +123,7 @@ describe("SQLite: QueryLib's reads on the driver's connection, as arrays", () =>
     });
   });
 
-  it("the logger is told every statement with its parameters (booleans as 0/1), as TypeORM's query() tells it", async () => {
+  it("the logger is told every statement with its parameters (a builder's boolean as 0), as TypeORM's query() tells it", async () => {
     const logger = new RecordingLogger();
     const dataSource = await openTracked({ logger });
     logger.queries.length = 0;
@@ -132,10 +132,15 @@ describe("SQLite: QueryLib's reads on the driver's connection, as arrays", () =>
     assert.equal(selects.length, 2);
     assert.equal(result.queryString, `${selects[0]!.sql}\n-- parameters: ${JSON.stringify(selects[0]!.parameters)}`, "the page's own text and values");
     assert.ok(selects[1]!.sql.startsWith("SELECT COUNT(*)"), selects[1]!.sql);
-    // QueryLib binds no boolean itself; a caller's statement may, and better-sqlite3 takes none.
+    // A caller's builder may hold a boolean parameter, which better-sqlite3 cannot bind: the
+    // dialect's driverValue has made it 1 before the statement reaches the read.
     logger.queries.length = 0;
-    assert.deepEqual(await readSqliteRows(dataSource, "SELECT ? AS t, ? AS f", [true, false]), [{ t: 1, f: 0 }]);
-    assert.deepEqual(logger.queries, [{ sql: "SELECT ? AS t, ? AS f", parameters: [1, 0] }]);
+    const builder = dataSource.getRepository(Item).createQueryBuilder("i").where("i.active = :flag", { flag: false });
+    const inactive = await toListAsync(builder, { page: { pageNumber: 1, pageSize: 100 } } as never);
+    assert.deepEqual(ids(inactive), items.filter((i) => !i.active).map((i) => i.id));
+    const logged = logger.queries.filter((q) => q.sql.startsWith("SELECT"));
+    assert.equal(logged.length, 2);
+    for (const q of logged) assert.deepEqual(q.parameters!.slice(0, 1), [0], JSON.stringify(q.parameters));
   });
 
   it("a statement slower than maxQueryExecutionTime is logged as slow", async () => {
@@ -185,13 +190,22 @@ describe("SQLite: QueryLib's reads on the driver's connection, as arrays", () =>
     assert.ok(Array.isArray(page.rawResults) && page.rawResults.length === 5 && !Array.isArray(page.rawResults[0]), JSON.stringify(page.rawResults?.[0]));
   });
 
-  it("a statement that writes, a closed connection and a column named __proto__ are left to TypeORM", async () => {
+  it("a statement that writes, a closed connection and a column named __proto__ are left to TypeORM, and learned once", async () => {
     const logger = new RecordingLogger();
     const dataSource = await openTracked({ logger });
     logger.queries.length = 0;
-    assert.equal(readSqliteRows(dataSource, "DELETE FROM rr_item", []), null);
+    // Each is prepared once to learn that, not again on the next call.
+    const database = (dataSource.driver as unknown as { databaseConnection: { prepare(sql: string): unknown } }).databaseConnection;
+    const prepare = database.prepare.bind(database);
+    const prepared: string[] = [];
+    database.prepare = (sql: string) => (prepared.push(sql), prepare(sql));
+    for (let i = 0; i < 2; i++) {
+      assert.equal(readSqliteRows(dataSource, "DELETE FROM rr_item", []), null);
+      assert.equal(readSqliteRows(dataSource, 'SELECT 1 AS "__proto__"', []), null);
+    }
+    assert.deepEqual(prepared, ["DELETE FROM rr_item", 'SELECT 1 AS "__proto__"']);
+    database.prepare = prepare;
     assert.equal(await dataSource.getRepository(Item).count(), items.length, "nothing was deleted");
-    assert.equal(readSqliteRows(dataSource, 'SELECT 1 AS "__proto__"', []), null);
     assert.deepEqual(logger.queries.map((q) => q.sql), ["SELECT COUNT(1) AS \"cnt\" FROM \"rr_item\" \"Item\""], "only TypeORM's own count was logged");
     await dataSource.destroy();
     assert.equal(readSqliteRows(dataSource, "SELECT 1 AS one", []), null);

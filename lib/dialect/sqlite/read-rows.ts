@@ -4,9 +4,10 @@
 // into objects here (bench/out probes on the bench's 10,000 customers); at 200 HTTP connections
 // the difference was 5-7 % of a guarded request. No driver option makes objects cheaply, so this
 // file does what TypeORM's query() does around the call (the logger, the slow-query log,
-// booleans as 0/1, QueryFailedError) and steps aside wherever the result would differ: a caller's
+// QueryFailedError) and steps aside wherever the result would differ: a caller's
 // query runner (a transaction, its release checks), a subscriber that listens to queries (it
-// would see arrays), a closed connection (TypeORM's error is the one to give).
+// would see arrays), a closed connection (TypeORM's error is the one to give). Parameters arrive
+// as the dialect's driverValue finished them (toPositional): booleans are already 1/0, dates text.
 import { type DataSource, QueryFailedError, type QueryRunner } from "typeorm";
 
 interface RawStatement {
@@ -26,10 +27,14 @@ interface Prepared {
   readonly names: readonly string[];
 }
 
-/** Prepared statements per connection, first in first out within TypeORM's `statementCacheSize` (default 100), as its runner keeps its own. */
-const statements = new WeakMap<RawDatabase, Map<string, Prepared>>();
+/**
+ * Prepared statements per connection, first in first out within TypeORM's `statementCacheSize`
+ * (default 100), as its runner keeps its own; null for a statement left to TypeORM, so it is
+ * prepared here once, not on every call.
+ */
+const statements = new WeakMap<RawDatabase, Map<string, Prepared | null>>();
 
-/** How many statements are kept for this DataSource's connection (tests read it). */
+/** How many statements are kept for this DataSource's connection, those left to TypeORM included (tests read it). */
 export function preparedCount(dataSource: DataSource): number {
   const database = databaseOf(dataSource);
   return (database && statements.get(database)?.size) ?? 0;
@@ -43,14 +48,12 @@ function databaseOf(dataSource: DataSource): RawDatabase | undefined {
 function preparedOf(dataSource: DataSource, database: RawDatabase, sql: string): Prepared | null {
   let cache = statements.get(database);
   if (!cache) statements.set(database, (cache = new Map()));
-  let prepared = cache.get(sql);
-  if (prepared) return prepared;
+  const known = cache.get(sql);
+  if (known !== undefined) return known;
   const statement = database.prepare(sql);
-  if (!statement.reader) return null;
-  const names = statement.raw(true).columns().map((c) => c.name);
+  const names = statement.reader ? statement.raw(true).columns().map((c) => c.name) : [];
   // Assigning "__proto__" would set the object's prototype, not a member: left to the driver's objects.
-  if (names.includes("__proto__")) return null;
-  prepared = { statement, names };
+  const prepared = statement.reader && !names.includes("__proto__") ? { statement, names } : null;
   const size = (dataSource.options as { statementCacheSize?: number }).statementCacheSize ?? 100;
   if (size > 0) {
     cache.set(sql, prepared);
@@ -79,7 +82,7 @@ export function readSqliteRows(dataSource: DataSource, sql: string, parameters: 
 
 function read(dataSource: DataSource, database: RawDatabase, sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> | null {
   const runner = dataSource.driver.createQueryRunner("slave") as QueryRunner;
-  const bound = parameters.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p));
+  const bound = parameters as unknown[];
   let prepared: Prepared | null;
   try {
     prepared = preparedOf(dataSource, database, sql);
