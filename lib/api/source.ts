@@ -38,3 +38,20 @@ const aliasFor = (name: string) => {
   const alias = name.charAt(0).toLowerCase() + name.slice(1);
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(alias) ? alias : "root";
 };
+
+/**
+ * What the source's dialect is still learning of its schema (SqlDialect.learnSchema), to wait for
+ * before a first plan is compiled; null once known, and for a source resolveSource refuses (its
+ * error comes from there, in its order).
+ */
+export function schemaLearning(source: unknown): Promise<void> | null {
+  const dataSource = source instanceof Repository ? source.manager.connection : source instanceof SelectQueryBuilder ? source.connection : null;
+  if (!dataSource) return null;
+  let dialect;
+  try {
+    dialect = dialectOf(dataSource);
+  } catch {
+    return null;
+  }
+  return dialect.learnSchema?.(dataSource) ?? null;
+}

@@ -5,7 +5,7 @@ import type { FilterResult, SegmentResult, SummaryResult } from "../shapes/resul
 import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.js";
 import { type PreparedShape, type ShapeStatements, parseFilter, parseSegment, parseSummary, prepareParsed, runPrepared, shapeKindOf, statementsOf } from "./run-shape.js";
 import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
-import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "./source.js";
+import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource, schemaLearning } from "./source.js";
 import { checkUnguarded } from "./unguarded.js";
 import { PlanCache, digestOf, requestKey, requestOf } from "./plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
@@ -22,6 +22,8 @@ export function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, fil
 export function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, shape: unknown, getQueryString?: boolean): Promise<FilterResult<T> | SummaryResult>;
 export async function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, shape: unknown, getQueryString = false): Promise<FilterResult<T> | SummaryResult> {
   const kind = shapeKindOf(shape);
+  const learning = schemaLearning(source);
+  if (learning) await learning;
   const { prepared, connection } = preparedShape(source, kind, shape);
   return runPrepared<T>(connection, prepared, true, getQueryString);
 }
@@ -29,6 +31,8 @@ export async function toListAsync<T extends ObjectLiteral>(source: QuerySource<T
 export async function toListAsyncDynamic<T extends ObjectLiteral>(
   source: QuerySource<T>, filter?: FilterInput | string | null, getQueryString = false,
 ): Promise<FilterResult<Record<string, unknown>>> {
+  const learning = schemaLearning(source);
+  if (learning) await learning;
   const { prepared, connection } = preparedShape(source, "filter", filter);
   return runPrepared<Record<string, unknown>>(connection, prepared, false, getQueryString) as Promise<FilterResult<Record<string, unknown>>>;
 }

@@ -32,14 +32,14 @@ export function compilePredicate(scope: Scope, predicate: Predicate): string {
 
 function compileComparison(scope: Scope, c: Comparison): string {
   const expr = scope.writer.column(scope.aliasAt(c.left.hops), columnMetadataOf(c.left.column));
-  return compileTest(scope, expr, c.left.column, c);
+  return compileTest(scope, expr, c.left.column, c, true);
 }
 
 /**
  * A test of one expression (a column, or an aggregate in HAVING) against typed values.
  * `column` carries the field's kind and, for real columns, how TypeORM stores values.
  */
-export function compileTest(scope: Scope, expr: string, column: ColumnMember, c: Test): string {
+export function compileTest(scope: Scope, expr: string, column: ColumnMember, c: Test, onColumn = false): string {
   const writer = scope.writer;
   if (c.operator === Op.IsNull) return `${expr} IS NULL`;
   if (c.operator === Op.IsNotNull) return `${expr} IS NOT NULL`;
@@ -50,7 +50,11 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
       // PostgreSQL, equality with members compares the column itself, so its index serves it.
       // A list against the column itself is typed by the column unless it is plain text (a
       // native enum's labels, char(n)'s blank-padded comparison); one against CAST(… AS text) is text.
-      if (column.fieldKind === "enum" && comparesAsEnum(writer.dialect.enumEqualityOnColumn, column, c)) return compileText(scope, expr, c, null);
+      if (column.fieldKind === "enum" && comparesAsEnum(writer.dialect.enumEqualityOnColumn, column, c)) {
+        // `onColumn`: `expr` is the column itself (a HAVING's aggregate of it is not what the server vouched for).
+        const exact = onColumn && column.column !== null && writer.dialect.exactOnColumn?.(scope.model.metadata!.connection, column.column, c.values) === true;
+        return compileText(scope, expr, c, null, undefined, exact);
+      }
       if (column.fieldKind !== "enum") return compileText(scope, expr, c, plainTextColumn(scope, column) ? "text" : null, column);
       return compileText(scope, writer.dialect.enumText(expr), c, "text");
     case DataType.Guid: {
@@ -70,7 +74,7 @@ export function compileTest(scope: Scope, expr: string, column: ColumnMember, c:
       const values = c.values.map((v) => (calendar ? calendarOf(v) : encode(scope, column, v)));
       // An instant keeps its fraction however the dialect reads constants (MariaDB: see its dialect).
       const typed = calendar ? null : writer.dialect.instantParameter;
-      if (typed) return compileOrdered(scope, left, c.operator, values, (v) => typed(writer.param(v)), null, undefined, true);
+      if (typed) return compileOrdered(scope, left, c.operator, values, (v) => typed(writer.param(v), v), null, undefined, true);
       return compileOrdered(scope, left, c.operator, values);
     }
   }
@@ -193,6 +197,11 @@ function compileOrdered(
   const list = () => (placeholderWraps
     ? `${left} ${negated ? "NOT IN" : "IN"} (${values.map((_, i) => p(i)).join(", ")})`
     : scope.writer.dialect.valueList(listSite(scope, left, negated, values, listType ?? null, column)));
+  // Bounds the dialect typed alike (placeholderWraps: MariaDB's instants) compare as one BETWEEN:
+  // the same test, and MariaDB evaluates it once per row instead of two comparisons (W1's COUNT
+  // over 10,000 rows: 1,470 against 1,500 µs). Untyped bounds keep two comparisons: MySQL converts
+  // a BETWEEN's three arguments together when their types differ, not pairwise.
+  if (placeholderWraps && orderedTest(op) === "between") return `(${left} ${negated ? "NOT BETWEEN" : "BETWEEN"} ${p(0)} AND ${p(1)})`;
   return orderedSql[orderedTest(op)](left, p, negated, list);
 }
 
@@ -230,20 +239,24 @@ interface TextSite {
   /** The element type of a typed list against `expr` (null: typed by the column). */
   readonly arrayType: string | null;
   readonly column: ColumnMember | undefined;
+  /** The plain comparison of `expr` is already exact here (SqlDialect.exactOnColumn): no byte test. */
+  readonly exactAsIs: boolean;
 }
 
-function compileText(scope: Scope, expr: string, c: Test, arrayType: string | null, column?: ColumnMember): string {
+function compileText(scope: Scope, expr: string, c: Test, arrayType: string | null, column?: ColumnMember, exactAsIs = false): string {
   const { negated, caseInsensitive } = operators[c.operator];
-  return textSql[textTest(c.operator)]({ scope, expr, values: c.values as string[], negated, insensitive: caseInsensitive, arrayType, column });
+  return textSql[textTest(c.operator)]({ scope, expr, values: c.values as string[], negated, insensitive: caseInsensitive, arrayType, column, exactAsIs });
 }
 
 const textSql: Readonly<Record<TextTest, (site: TextSite) => string>> = {
-  in: ({ scope, expr, values, negated, insensitive, arrayType, column }) =>
-    scope.writer.dialect.textList(listSite(scope, expr, negated, values, arrayType, column), insensitive),
-  equal: ({ scope, expr, values, negated, insensitive }) => {
+  in: ({ scope, expr, values, negated, insensitive, arrayType, column, exactAsIs }) => exactAsIs && !insensitive
+    ? scope.writer.dialect.valueList(listSite(scope, expr, negated, values, arrayType, column))
+    : scope.writer.dialect.textList(listSite(scope, expr, negated, values, arrayType, column), insensitive),
+  equal: ({ scope, expr, values, negated, insensitive, exactAsIs }) => {
     const { dialect } = scope.writer;
     const param = (v: unknown) => scope.writer.param(v);
     const cmp = negated ? "<>" : "=";
+    if (exactAsIs && !insensitive) return `${expr} ${cmp} ${param(values[0])}`;
     if (insensitive) return `${dialect.exact(dialect.lower(expr))} ${cmp} ${dialect.exact(dialect.lower(param(values[0])))}`;
     const test = `${dialect.exact(expr)} ${cmp} ${dialect.exact(param(values[0]))}`;
     // A lenient collation's exact test is a cast no index serves: the plain comparison (a

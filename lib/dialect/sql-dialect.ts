@@ -3,6 +3,7 @@
 // decide how statements run. One object per family, each in its own folder (./sqlite,
 // ./postgres, ./mysql); dialect-of.ts picks one for a DataSource. Everything else is shared SQL.
 import type { DataSource } from "typeorm";
+import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import { Direction } from "../shapes/enums.js";
 
 export type DialectName = "sqlite" | "postgres" | "mysql";
@@ -50,6 +51,12 @@ export interface SqlDialect {
   /** Prepares a DataSource before QueryLib's first statement on it (SQLite's user functions). */
   prepare(dataSource: DataSource): void;
   /**
+   * Learns, once per DataSource, what the compiler may rely on in its schema (MySQL: the ENUM
+   * columns that compare exactly, see exactOnColumn): a promise while it asks, null once known.
+   * Never rejects. Null for a family with nothing to learn.
+   */
+  readonly learnSchema: ((dataSource: DataSource) => Promise<void> | null) | null;
+  /**
    * A SELECT's rows read on the DataSource's own connection, as TypeORM's query() gives them, or
    * null where query() must run it; null for the family: always query(). Never given a caller's
    * query runner.
@@ -69,6 +76,11 @@ export interface SqlDialect {
   readonly lenientCollation: boolean;
   /** Equality with an enum's own labels compares the column itself (PostgreSQL types the parameter as the enum), so an index serves it. */
   readonly enumEqualityOnColumn: boolean;
+  /**
+   * With a lenientCollation: whether equality (and lists) of this enum column itself with these
+   * values is exact as it is, so no byte test is needed beside it; learned by learnSchema.
+   */
+  readonly exactOnColumn: ((dataSource: DataSource, column: ColumnMetadata, values: readonly unknown[]) => boolean) | null;
   /** A native uuid type that compares (and lists) as itself; null: uuids compare as lower-cased text. */
   readonly uuidType: string | null;
   /** The text of an expression made exact (MySQL: bytes back to text); identity where exact() is. */
@@ -77,8 +89,8 @@ export interface SqlDialect {
   average(expr: string): string;
   /** The smallest (false) or largest (true) boolean, where MIN/MAX do not take one; null: MIN/MAX. */
   booleanExtreme(expr: string, largest: boolean): string | null;
-  /** An instant's parameter as the family must see it to keep its fraction; null: the parameter as it is. */
-  readonly instantParameter: ((placeholder: string) => string) | null;
+  /** An instant's parameter (its driver value given) as the family must see it to keep its fraction; null: the parameter as it is. */
+  readonly instantParameter: ((placeholder: string, value: unknown) => string) | null;
   /** A number's parameter against an integer column or an aggregate (PostgreSQL types it by the column). */
   numberParameter(placeholder: string, value: unknown, integerTarget: boolean): string;
   /** The element type and range of lists against an integer column of this type; null: untyped lists. */
@@ -151,6 +163,7 @@ export const sharedSql = {
   explicitNullsOrder: false,
   lenientCollation: false,
   enumEqualityOnColumn: false,
+  exactOnColumn: null,
   uuidType: null,
   textOfExact: (expr: string) => expr,
   booleanExtreme: () => null,

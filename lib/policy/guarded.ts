@@ -10,7 +10,7 @@ import { parseShape } from "../api/to-list-async.js";
 import {
   type ParsedShape, type ShapePlan, type ShapeStatements, parseFilter, planParsed, preparePlan, runPlanInMemory, runPrepared, shapeKindOf, statementsOf,
 } from "../api/run-shape.js";
-import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource } from "../api/source.js";
+import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource, schemaLearning } from "../api/source.js";
 import { requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
 import type { GuardedPlan } from "./guarded-caches.js";
 import type { Connection } from "../execute/run-sql.js";
@@ -108,6 +108,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
   /** The source and the caller's decisions; when either fails, a request that does not parse reports that first. */
   private async sourceAndDecisions(kind: ShapeKind, shape: unknown): Promise<{ resolved: ResolvedSource; decisions: DecisionTable }> {
     try {
+      const learning = schemaLearning(this.source);
+      if (learning) await learning;
       return { resolved: resolveSource(this.source as QuerySource<T>), decisions: await this.engine.decisionsAsync(this.context) };
     } catch (error) {
       parseShape(kind, shape, this.engine.options.caps);

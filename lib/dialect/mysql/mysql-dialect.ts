@@ -3,6 +3,7 @@
 import type { DataSource } from "typeorm";
 import { type ListSite, type PatternSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
 import { foldCase } from "../fold-case.js";
+import { comparesExactlyAsEnum, learnNativeEnums } from "./native-enums.js";
 
 /**
  * `lower()` of the MySQL family, through a Unicode collation's case tables: LOWER under the
@@ -15,6 +16,10 @@ import { foldCase } from "../fold-case.js";
 const mysqlLower = (collation: string) => (e: string) => `REPLACE(LOWER(CONVERT(${e} USING utf8mb4) COLLATE ${collation}), 'ς', 'σ')`;
 
 const exact = (e: string) => `CAST(${e} AS BINARY)`;
+
+/** An instant's driver value (a Date, or TypeORM's text of one) that has no fraction of a second. */
+const wholeSecond = (value: unknown): boolean =>
+  value instanceof Date ? value.getUTCMilliseconds() === 0 : typeof value === "string" && /^[^.]*(\.0*)?$/.test(value);
 
 /**
  * `IN (:...list)`, the list as ONE spread parameter (TypeORM's form): the text QueryLib caches is
@@ -74,10 +79,12 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   enumText: (e) => `CAST(${e} AS CHAR)`,
   // `tier = 'Gold'` on the ENUM column itself, so its index serves it (CAST(tier AS CHAR) is
   // opaque to the optimizer: a tenant predicate on an enum scanned every row, issue #24). Only
-  // the enum's own labels take this path, and the server refuses two labels its collation finds
-  // equal, so the collation cannot match another label; compileText still adds the byte test, as
-  // for any text on a lenient collation, and costs a byte compare on the rows the index found.
+  // the enum's own labels take this path. compileText keeps the byte test beside it, as for any
+  // text on a lenient collation (the database's column may not be the ENUM the entity says, and a
+  // lenient sql_mode lets two labels equal under the collation stand), unless the server said
+  // otherwise for this column and these labels (exactOnColumn, native-enums.ts).
   enumEqualityOnColumn: true,
+  exactOnColumn: comparesExactlyAsEnum,
   statement: (sql) => sql,
   driverValue: (value) => value,
   inlinesNumberParameters: false,
@@ -85,6 +92,7 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   upsertReturning: false,
   notifications: false,
   prepare: () => undefined,
+  learnSchema: learnNativeEnums,
   readRows: null,
   lenientCollation: true,
   textOfExact: (e) => `CONVERT(${e} USING utf8mb4)`,
@@ -92,8 +100,10 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   average: (e) => `AVG(CAST(${e} AS DOUBLE))`,
   // MariaDB reads an instant's text at the column's precision when it looks a joined row up
   // (`customer.createdAt = '…17.500'` matched a DATETIME(0) 17:00 through a reference, and not
-  // on the root); typed as DATETIME(6) the constant keeps its fraction (issue #18, fuzzer).
-  instantParameter: (p) => `CAST(${p} AS DATETIME(6))`,
+  // on the root); typed as DATETIME(6) the constant keeps its fraction (issue #18, fuzzer). A whole
+  // second has no fraction to lose and is typed DATETIME: against a DATETIME(0) column it compared
+  // 2 % faster (W1's COUNT, 1,470 against 1,500 µs; issue #24).
+  instantParameter: (p, value) => `CAST(${p} AS ${wholeSecond(value) ? "DATETIME" : "DATETIME(6)"})`,
   valueList,
   textList: textList(mysqlLower(collation)),
   textPattern: textPatternOf(mysqlLower(collation)),

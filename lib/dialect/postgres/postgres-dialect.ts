@@ -51,6 +51,7 @@ export const postgres: SqlDialect = {
   upsertReturning: true,
   notifications: true,
   prepare: () => undefined,
+  learnSchema: null,
   readRows: null,
   explicitNullsOrder: true,
   // `enum_column = $1` types the parameter as the enum, so an index on the column serves it.

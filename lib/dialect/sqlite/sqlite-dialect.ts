@@ -92,6 +92,7 @@ export const sqlite: SqlDialect = {
   upsertReturning: true,
   notifications: false,
   prepare: registerSqliteFunctions,
+  learnSchema: null,
   readRows: readSqliteRows,
   // SQLite 3.51+ turns EXISTS into a join and then applies the outer OFFSET to the joined rows
   // (wrong pages); a LIMIT inside the subquery keeps it a subquery.
