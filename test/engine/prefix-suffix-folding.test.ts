@@ -4,7 +4,9 @@
 // row as the in-memory target does, on text where a cut by length could go wrong: trailing spaces
 // in the text (the server's collations pad them, bytes must not), a needle longer than the text, characters
 // outside the BMP (one character, four bytes), the LIKE wildcards and QueryLib's escape character
-// as plain text, final sigma, and capitals whose lower case the old collation did not know.
+// as plain text, final sigma, and capitals whose lower case the old collation did not know. The
+// same needles run IContains, whose text is lowered without the final-sigma step when the needle
+// holds no sigma.
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import { Column, Entity, PrimaryColumn, type DataSource, type ObjectLiteral } from "typeorm";
@@ -32,7 +34,8 @@ const rows = texts.map((text, i) => Object.assign(new AffixWord(), { id: i + 1, 
 
 const needles = ["ab", "ab ", "AB X", " ", "a", "ab x and more", "\u03C3\u03BF\u03C6\u03BF\u03C2", "\u039F\u03A3", "\u03C2", "\u{1D538}B", "\u{1F600}", "c\u{1F600}",
   "50%", "50%_", "%", "_", "!", "off!", "!a", "\u1E9EE", "STRA\u00DF", "\u0130", "ISTAN"];
-const operators = ["IStartsWith", "IEndsWith", "INotStartsWith", "INotEndsWith"];
+// IContains too: on MariaDB/MySQL a needle without a sigma lowers the text without the final-sigma step.
+const operators = ["IStartsWith", "IEndsWith", "INotStartsWith", "INotEndsWith", "IContains", "INotContains"];
 const filterOf = (operator: string, values: string[]) => ({ conditionGroup: { conditions: [{ field: "text", dataType: "Text", operator, values }] }, orders: [{ field: "id" }] });
 
 async function openSeeded(dialect: Dialect): Promise<DataSource> {

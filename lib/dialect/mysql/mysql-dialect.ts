@@ -13,7 +13,16 @@ import { comparesExactlyAsEnum, learnNativeEnums } from "./native-enums.js";
  * U+1FFFF checked); MySQL 8's 0900 collations are Unicode 9, older servers' unicode_520 Unicode 5.2.
  * CONVERT makes it valid for a column of any character set.
  */
-const mysqlLower = (collation: string) => (e: string) => `REPLACE(LOWER(CONVERT(${e} USING utf8mb4) COLLATE ${collation}), 'ς', 'σ')`;
+const mysqlLower = (collation: string) => (e: string) => `REPLACE(${caseTablesLower(collation)(e)}, 'ς', 'σ')`;
+const caseTablesLower = (collation: string) => (e: string) => `LOWER(CONVERT(${e} USING utf8mb4) COLLATE ${collation})`;
+
+/**
+ * Whether a pattern's needle holds a sigma in any form. Without one, the final-sigma step
+ * (ς → σ) decides nothing for it: the text's ς and σ then match none of the needle's characters
+ * either way (UTF-8 matches whole characters), so the pattern tests lower the text without the
+ * REPLACE per row (W2's COUNT over 10,000 rows: 1,945 → 1,826 µs; issue #24).
+ */
+const hasSigma = (needle: string) => /[σςΣ]/u.test(needle);
 
 const exact = (e: string) => `CAST(${e} AS BINARY)`;
 
@@ -56,8 +65,10 @@ const textList = (lower: (e: string) => string) => ({ left, negated, values, bin
  * row, and a filter UI's OR of ten name prefixes cost 8.2 ms over 10,000 rows this way against
  * 4.0 ms for the prefix only (issue #24, W7). Contains has no such cut and keeps the LIKE.
  */
-const textPatternOf = (lower: (e: string) => string) => ({ expr, kind, needle, insensitive, negated, bind }: PatternSite): string | null => {
-  if (!insensitive || kind === "contains") return null;
+const textPatternOf = (collation: string) => ({ expr, kind, needle, pattern, insensitive, negated, bind }: PatternSite): string | null => {
+  if (!insensitive) return null;
+  const lower = hasSigma(needle) ? mysqlLower(collation) : caseTablesLower(collation);
+  if (kind === "contains") return `${negated ? "NOT " : ""}${exact(lower(expr))} LIKE ${exact(lower(bind.param(pattern)))} ESCAPE '!'`;
   const needleParam = bind.param(needle);
   const part = `${kind === "startsWith" ? "LEFT" : "RIGHT"}(${expr}, CHAR_LENGTH(${needleParam}))`;
   return `${exact(lower(part))} ${negated ? "<>" : "="} ${exact(lower(bind.param(needle)))}`;
@@ -106,7 +117,7 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   instantParameter: (p, value) => `CAST(${p} AS ${wholeSecond(value) ? "DATETIME" : "DATETIME(6)"})`,
   valueList,
   textList: textList(mysqlLower(collation)),
-  textPattern: textPatternOf(mysqlLower(collation)),
+  textPattern: textPatternOf(collation),
 });
 
 /** MySQL 8 (and a MySQL server whose version is not known yet). */
