@@ -47,7 +47,9 @@ async function createTables(): Promise<void> {
   const setup = await openIsolatedDatabase("mariadb", database, []);
   const runner = setup.createQueryRunner();
   try {
-    for (const table of ["ql_enum_native", "ql_enum_drift", "ql_enum_twins"]) await runner.query(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of ["ql_enum_native", "ql_enum_drift", "ql_enum_twins", "ql_enum_unmapped"]) await runner.query(`DROP TABLE IF EXISTS ${table}`);
+    // No entity maps it: its labels are never compared.
+    await runner.query("CREATE TABLE ql_enum_unmapped (id INT PRIMARY KEY, e ENUM('x','y','z') NOT NULL) CHARACTER SET utf8mb4");
     await runner.query("CREATE TABLE ql_enum_native (id INT PRIMARY KEY, tenant ENUM('Gold','Silver','Bronze') NOT NULL) CHARACTER SET utf8mb4");
     await runner.query("INSERT INTO ql_enum_native VALUES (1,'Gold'),(2,'Silver'),(3,'Bronze'),(4,'Gold')");
     await runner.query("CREATE TABLE ql_enum_drift (id INT PRIMARY KEY, tenant VARCHAR(10) NOT NULL) CHARACTER SET utf8mb4");
@@ -129,6 +131,14 @@ describeOnTargets("MariaDB: an enum's byte test goes only where the server vouch
     const mixed = await toListAsync(dataSource().getRepository(TwinRow), equal("In", ["Silver", "Gold"]) as never, true);
     assert.deepEqual(ids(mixed as never), [1, 3]);
     assert.match(mixed.queryString!, byteTest, mixed.queryString!);
+  });
+
+  it("the lookup compares the labels of the DataSource's own ENUM columns, one statement each, and only once", async () => {
+    const fresh = await openFresh();
+    sent.length = 0;
+    for (let round = 0; round < 2; round++) await toListAsync(fresh.getRepository(NativeRow), equal("Equal", ["Gold"]) as never);
+    const comparisons = sent.filter((sql) => sql.includes(" COLLATE "));
+    assert.equal(comparisons.length, 2, comparisons.join("\n"));
   });
 
   it("a lookup that fails keeps every byte test, answers the query, and is not tried again on the next one", async () => {

@@ -60,7 +60,7 @@ export function learnNativeEnums(dataSource: DataSource): Promise<void> | null {
 export function comparesExactlyAsEnum(dataSource: DataSource, column: ColumnMetadata, values: readonly unknown[]): boolean {
   const state = states.get(dataSource);
   if (!state || !("learned" in state)) return false;
-  const schema = column.entityMetadata.database ?? state.learned.database;
+  const schema = column.entityMetadata.database || state.learned.database;
   if (schema === null || schema === undefined) return false;
   const labels = state.learned.exactLabels.get(keyOf(schema, column.entityMetadata.tableName, column.databaseName));
   return labels !== undefined && values.length > 0 && values.every((v) => typeof v === "string" && labels.has(v));
@@ -86,7 +86,10 @@ async function lookUp(dataSource: DataSource): Promise<Learned> {
       `WHERE DATA_TYPE = 'enum' AND TABLE_SCHEMA IN (${schemas.map(() => "?").join(", ")})`,
     schemas,
   )) as EnumColumnRow[];
+  // Only the DataSource's own tables: a schema's other ENUM columns would each cost a comparison statement.
+  const tables = new Set(dataSource.entityMetadatas.map((m) => JSON.stringify([m.database || database, m.tableName])));
   for (const row of rows) {
+    if (!tables.has(JSON.stringify([row.schemaName, row.tableName]))) continue;
     const labels = enumLabelsOf(String(row.columnType));
     if (!labels || labels.length > MAX_LABELS || !identifier.test(row.characterSet ?? "") || !identifier.test(row.collation ?? "")) continue;
     const exact = await labelsWithoutTwins(dataSource, labels, row.characterSet!, row.collation!);
