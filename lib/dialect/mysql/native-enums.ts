@@ -4,8 +4,8 @@
 // the byte test decides nothing when the value is one of the column's labels and no other label is
 // equal to it under the column's collation: the column holds nothing but its labels (and the empty
 // error value, equal only to an empty label, whose bytes it has), so the collation finds exactly
-// the rows with that label's bytes. On W1 over HTTP the two byte tests of a forced tenant predicate and the caller's
-// own were 4 % of the database's time per request.
+// the rows with that label's bytes. On W1 over HTTP the two byte tests of a forced tenant
+// predicate and the caller's own were 3–4 % of the database's time per request.
 //
 // Why ask the server instead of trusting TypeORM's metadata: an entity may say `enum` for a column
 // that is VARCHAR in the database (a schema made by other tools), which may hold 'gold' beside
