@@ -125,6 +125,82 @@ export class GuardedCustomer {
   orders!: GuardedCustomerOrder[];
 }
 
+/**
+ * The HTTP benchmark's diagnostic twin of GuardedCustomer (bench/http, endpoint "querylib-nomask"):
+ * the same table, columns and forced tenant predicate, no masks. Set beside the masked route, it
+ * tells what the policy's machinery costs (parsing, decisions, the forced predicate, the trace)
+ * from what the masks cost, work the hand-written endpoint does not do. Only the HTTP server maps it.
+ */
+export class UnmaskedAddress {
+  @Column({ type: "varchar", length: 120, nullable: true })
+  street!: string | null;
+
+  @Column({ type: "varchar", length: 80, nullable: true })
+  city!: string | null;
+
+  @Column({ type: "varchar", length: 2, nullable: true })
+  country!: string | null;
+}
+
+@Entity("contact_info")
+export class UnmaskedContact {
+  @PrimaryColumn({ type: "int" })
+  id!: number;
+
+  @Column({ type: "varchar", length: 160, nullable: true })
+  email!: string | null;
+
+  @Column({ type: "varchar", length: 40, nullable: true })
+  phone!: string | null;
+
+  @Column({ type: "varchar", length: 80 })
+  city!: string;
+}
+
+@Entity("customer")
+export class UnmaskedCustomer {
+  @PrimaryColumn({ type: "int" })
+  id!: number;
+
+  @Column({ type: "varchar", length: 120 })
+  name!: string;
+
+  @Column({ type: "varchar", length: 36 })
+  externalId!: string;
+
+  @QpForceWhere({ operator: Operator.Equal, contextValue: "tenant" })
+  @Column({ type: "simple-enum", enum: CustomerTier })
+  tier!: CustomerTier;
+
+  @Column({ type: "boolean" })
+  isActive!: boolean;
+
+  @Column({ type: "int", nullable: true })
+  score!: number | null;
+
+  @Column({ type: "decimal", precision: 12, scale: 2, transformer: decimalToNumber })
+  balance!: number;
+
+  @Column({ type: Date })
+  createdAt!: Date;
+
+  @Column({ type: "date", nullable: true })
+  birthDate!: string | null;
+
+  @Column({ type: "varchar", length: 400, nullable: true })
+  notes!: string | null;
+
+  @Column(() => UnmaskedAddress)
+  address!: UnmaskedAddress;
+
+  @Column({ type: "int", nullable: true })
+  contactId!: number | null;
+
+  @OneToOne(() => UnmaskedContact, { nullable: true })
+  @JoinColumn({ name: "contactId" })
+  contact!: UnmaskedContact | null;
+}
+
 /** `customer_order` as reached from a guarded customer (unscoped: the customer is the root). */
 @Entity("customer_order")
 export class GuardedCustomerOrder {

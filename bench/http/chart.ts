@@ -9,6 +9,7 @@ const INK: Rgba = [30, 30, 30, 255];
 const GRID: Rgba = [225, 225, 225, 255];
 const COLORS: Readonly<Record<Endpoint, Rgba>> = {
   hand: [31, 119, 180, 255], paginate: [127, 127, 127, 255], querylib: [44, 160, 44, 255], "querylib-audit": [214, 39, 40, 255], "querylib-audit-group": [148, 103, 189, 255],
+  "querylib-nomask": [255, 127, 14, 255],
 };
 
 export function httpLatencyChart(report: HttpReport): Buffer {

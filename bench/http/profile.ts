@@ -16,7 +16,7 @@ import path from "node:path";
 import type { Dialect } from "../db.js";
 import { REPO_ROOT } from "../db.js";
 import { driveProcess, fetchJson, startServer, stopServer } from "./processes.js";
-import { ENDPOINT_FACTS, ENDPOINTS, type Endpoint, requestOf, type Workload } from "./requests.js";
+import { ALL_ENDPOINTS, ENDPOINT_FACTS, type Endpoint, requestOf, type Workload } from "./requests.js";
 
 const argv = process.argv.slice(2);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -28,7 +28,7 @@ const seconds = Number(value("seconds") ?? 10);
 const warmup = Number(value("warmup") ?? 2);
 const top = Number(value("top") ?? 25);
 const outDir = path.resolve(value("out") ?? `${REPO_ROOT}bench/out/profiles`);
-if (!ENDPOINTS.includes(endpoint)) throw new Error(`--endpoint=${endpoint}: one of ${ENDPOINTS.join(", ")}`);
+if (!ALL_ENDPOINTS.includes(endpoint)) throw new Error(`--endpoint=${endpoint}: one of ${ALL_ENDPOINTS.join(", ")}`);
 
 interface ProfileNode {
   id: number;

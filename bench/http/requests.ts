@@ -5,7 +5,7 @@ import { w1Filter, w2Filter, w4Filter } from "../querylib-workloads.js";
 import { W1, W2, W4 } from "../workload-params.js";
 
 export type Workload = "W1" | "W2" | "W4";
-export type Endpoint = "hand" | "paginate" | "querylib" | "querylib-audit" | "querylib-audit-group";
+export type Endpoint = "hand" | "paginate" | "querylib" | "querylib-audit" | "querylib-audit-group" | "querylib-nomask";
 /** The server's --audit mode an endpoint runs under. */
 export type AuditMode = "off" | "on" | "group";
 
@@ -24,9 +24,15 @@ export const ENDPOINT_FACTS: Readonly<Record<Endpoint, EndpointFacts>> = {
   querylib: { label: "QueryLib guarded, audit off", chartLabel: "QUERYLIB AUDIT OFF", audit: "off" },
   "querylib-audit": { label: "QueryLib guarded, audit on", chartLabel: "AUDIT ON", audit: "on" },
   "querylib-audit-group": { label: "QueryLib guarded, audit on, group commit", chartLabel: "AUDIT GROUP COMMIT", audit: "group" },
+  "querylib-nomask": { label: "QueryLib guarded without masks, audit off (diagnostic)", chartLabel: "NO MASKS", audit: "off" },
 };
-/** In the report's and the chart's order. */
-export const ENDPOINTS = Object.keys(ENDPOINT_FACTS) as Endpoint[];
+/** The endpoints `bench:http` measures, in the report's and the chart's order. */
+export const ENDPOINTS: readonly Endpoint[] = ["hand", "paginate", "querylib", "querylib-audit", "querylib-audit-group"];
+/**
+ * Every endpoint the server answers: ENDPOINTS and the diagnostic one, the guarded route without
+ * masks, which `bench:http:paired` and `bench:http:profile` can measure; `bench:http` leaves it out.
+ */
+export const ALL_ENDPOINTS = Object.keys(ENDPOINT_FACTS) as Endpoint[];
 
 export interface Request {
   readonly method: "GET" | "POST";
@@ -38,7 +44,7 @@ export function requestOf(endpoint: Endpoint, workload: Workload, dialect: Diale
   const bool = (b: boolean) => (dialect === "postgres" ? String(b) : b ? "1" : "0"); // nestjs-paginate passes the text through
   if (endpoint.startsWith("querylib")) {
     const body = workload === "W1" ? w1Filter() : workload === "W2" ? w2Filter() : w4Filter();
-    return { method: "POST", path: "/querylib/customers/filter", body: JSON.stringify(body) };
+    return { method: "POST", path: endpoint === "querylib-nomask" ? "/querylib/customers-unmasked/filter" : "/querylib/customers/filter", body: JSON.stringify(body) };
   }
   const query = new URLSearchParams();
   if (endpoint === "hand") {

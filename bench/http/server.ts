@@ -7,6 +7,8 @@
 //   (c) QueryLib: QueryLibModule.forFeature's guarded route (forced tenant predicate from the
 //       caller's claims, the guarded bench domain's masks), audit as --audit says: off, on to the
 //       relational sink, or on with group commit;                      POST /querylib/customers/filter
+//       and, to tell the masks' cost from the rest, the same without masks (a diagnostic that
+//       `bench:http:paired --endpoints=querylib-nomask` compares); POST /querylib/customers-unmasked/filter
 // The caller is set by a middleware standing for the host's authentication (a verified token).
 // GET /__bench/eld answers the event loop's delay since the last call (perf_hooks) and the
 // requests' time in the server (routing to last byte), and resets both;
@@ -28,7 +30,7 @@ import { QpAuditEventRecord, QpTypeOrmAuditSink, QueryLibModule } from "../../ne
 import { QpInMemoryTokenVault, QueryLibSchema1795564800000 } from "../../lib/index.js";
 import { Customer, CustomerTier } from "../../test/domain/entities.js";
 import { type Dialect, openBenchDatabase } from "../db.js";
-import { BENCH_HASH_SALT, GUARDED_NAMES, GuardedCustomer, openGuardedDataSource } from "../guarded-domain.js";
+import { BENCH_HASH_SALT, GUARDED_NAMES, GuardedCustomer, UnmaskedContact, UnmaskedCustomer, openGuardedDataSource } from "../guarded-domain.js";
 
 const argument = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const dialect = (argument("dialect") ?? "sqlite") as Dialect;
@@ -235,7 +237,7 @@ async function ensureQueryLibTables(runner: QueryRunner): Promise<void> {
 async function main(): Promise<void> {
   const quiet = () => undefined;
   const db = await openBenchDatabase(dialect, { customers, seed: 42 }, quiet);
-  const guarded = await openGuardedDataSource(db.dataSource, [QpAuditEventRecord]);
+  const guarded = await openGuardedDataSource(db.dataSource, [QpAuditEventRecord, UnmaskedCustomer, UnmaskedContact]);
   const runner = guarded.createQueryRunner();
   try {
     await ensureQueryLibTables(runner);
@@ -250,6 +252,7 @@ async function main(): Promise<void> {
       QueryLibModule.forRoot({
         configure: (options) => {
           options.entities.expose(GuardedCustomer, GUARDED_NAMES.customers);
+          options.entities.expose(UnmaskedCustomer, "unmaskedCustomers");
           options.hashSalt = BENCH_HASH_SALT;
           options.tokenVault = new QpInMemoryTokenVault();
         },
@@ -257,7 +260,11 @@ async function main(): Promise<void> {
         ...(audit === "off" ? {} : { audit: { sink: new QpTypeOrmAuditSink(guarded), groupCommit: audit === "group" } }),
         dataSource: guarded,
       }),
-      QueryLibModule.forFeature([{ entity: GuardedCustomer, path: "querylib/customers", shapes: ["filter"] }]),
+      QueryLibModule.forFeature([
+        { entity: GuardedCustomer, path: "querylib/customers", shapes: ["filter"] },
+        // A diagnostic, not one of the three endpoints: the same route and policy without masks.
+        { entity: UnmaskedCustomer, path: "querylib/customers-unmasked", shapes: ["filter"] },
+      ]),
     ],
     controllers: [HandWrittenController, PaginateController, BenchProbeController],
     providers: [{ provide: BASE, useValue: db.dataSource }, BenchAuthentication],
