@@ -41,7 +41,7 @@ import {
   QpPolicyEngine,
   QpSubjectKind,
 } from "../lib/index.js";
-import { Address, CustomerTier, OrderStatus, decimalToNumber } from "../test/domain/entities.js";
+import { Address, ContactInfo, CustomerTier, OrderStatus, decimalToNumber } from "../test/domain/entities.js";
 import { TENANT } from "./workload-params.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -129,34 +129,9 @@ export class GuardedCustomer {
  * The HTTP benchmark's diagnostic twin of GuardedCustomer (bench/http, endpoint "querylib-nomask"):
  * the same table, columns and forced tenant predicate, no masks. Set beside the masked route, it
  * tells what the policy's machinery costs (parsing, decisions, the forced predicate, the trace)
- * from what the masks cost, work the hand-written endpoint does not do. Only the HTTP server maps it.
+ * from what the masks cost, work the hand-written endpoint does not do. Its address and contact are
+ * the test domain's own classes, which carry no Qp decorators. Only the HTTP server maps it.
  */
-export class UnmaskedAddress {
-  @Column({ type: "varchar", length: 120, nullable: true })
-  street!: string | null;
-
-  @Column({ type: "varchar", length: 80, nullable: true })
-  city!: string | null;
-
-  @Column({ type: "varchar", length: 2, nullable: true })
-  country!: string | null;
-}
-
-@Entity("contact_info")
-export class UnmaskedContact {
-  @PrimaryColumn({ type: "int" })
-  id!: number;
-
-  @Column({ type: "varchar", length: 160, nullable: true })
-  email!: string | null;
-
-  @Column({ type: "varchar", length: 40, nullable: true })
-  phone!: string | null;
-
-  @Column({ type: "varchar", length: 80 })
-  city!: string;
-}
-
 @Entity("customer")
 export class UnmaskedCustomer {
   @PrimaryColumn({ type: "int" })
@@ -190,15 +165,15 @@ export class UnmaskedCustomer {
   @Column({ type: "varchar", length: 400, nullable: true })
   notes!: string | null;
 
-  @Column(() => UnmaskedAddress)
-  address!: UnmaskedAddress;
+  @Column(() => Address)
+  address!: Address;
 
   @Column({ type: "int", nullable: true })
   contactId!: number | null;
 
-  @OneToOne(() => UnmaskedContact, { nullable: true })
+  @OneToOne(() => ContactInfo, { nullable: true })
   @JoinColumn({ name: "contactId" })
-  contact!: UnmaskedContact | null;
+  contact!: ContactInfo | null;
 }
 
 /** `customer_order` as reached from a guarded customer (unscoped: the customer is the root). */

@@ -28,9 +28,9 @@ import { Paginate, type PaginateQuery, paginate } from "nestjs-paginate";
 import type { DataSource, QueryRunner, Repository } from "typeorm";
 import { QpAuditEventRecord, QpTypeOrmAuditSink, QueryLibModule } from "../../nest-module/index.js";
 import { QpInMemoryTokenVault, QueryLibSchema1795564800000 } from "../../lib/index.js";
-import { Customer, CustomerTier } from "../../test/domain/entities.js";
+import { ContactInfo, Customer, CustomerTier } from "../../test/domain/entities.js";
 import { type Dialect, openBenchDatabase } from "../db.js";
-import { BENCH_HASH_SALT, GUARDED_NAMES, GuardedCustomer, UnmaskedContact, UnmaskedCustomer, openGuardedDataSource } from "../guarded-domain.js";
+import { BENCH_HASH_SALT, GUARDED_NAMES, GuardedCustomer, UnmaskedCustomer, openGuardedDataSource } from "../guarded-domain.js";
 
 const argument = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const dialect = (argument("dialect") ?? "sqlite") as Dialect;
@@ -237,7 +237,7 @@ async function ensureQueryLibTables(runner: QueryRunner): Promise<void> {
 async function main(): Promise<void> {
   const quiet = () => undefined;
   const db = await openBenchDatabase(dialect, { customers, seed: 42 }, quiet);
-  const guarded = await openGuardedDataSource(db.dataSource, [QpAuditEventRecord, UnmaskedCustomer, UnmaskedContact]);
+  const guarded = await openGuardedDataSource(db.dataSource, [QpAuditEventRecord, UnmaskedCustomer, ContactInfo]);
   const runner = guarded.createQueryRunner();
   try {
     await ensureQueryLibTables(runner);
