@@ -8,7 +8,7 @@
 //       caller's claims, the guarded bench domain's masks), audit as --audit says: off, on to the
 //       relational sink, or on with group commit;                      POST /querylib/customers/filter
 //       and, to tell the masks' cost from the rest, the same without masks (a diagnostic that
-//       `bench:http:paired --endpoints=querylib-nomask` compares); POST /querylib/customers-unmasked/filter
+//       bench:http:paired, bench:http:profile and bench:http:cpu take);  POST /querylib/customers-unmasked/filter
 // The caller is set by a middleware standing for the host's authentication (a verified token).
 // GET /__bench/eld answers the event loop's delay since the last call (perf_hooks) and the
 // requests' time in the server (routing to last byte), and resets both;
