@@ -17,13 +17,17 @@ export interface TransformEnvironment {
   readonly context: QpPolicyContext;
 }
 
-/** A tokenized value waiting for the vault. */
-interface Slot {
-  readonly holder: Record<string, unknown>;
-  readonly key: string;
-  readonly chain: TransformChain;
-  /** The value after mutate, generalize and format, as text: what the vault tokenizes. */
-  readonly text: string;
+/**
+ * The tokenized values of one scope waiting for the vault: the i-th goes to `holders[i][keys[i]]`,
+ * made from `texts[i]` (the value after mutate, generalize and format, as text). Parallel arrays
+ * instead of an object per value: a page tokenizes 50 to 1,000 of them.
+ */
+interface TokenBatch {
+  readonly scope: string;
+  readonly holders: Record<string, unknown>[];
+  readonly keys: string[];
+  readonly chains: TransformChain[];
+  readonly texts: string[];
 }
 
 /**
@@ -48,7 +52,7 @@ export function checkChainNeeds(chain: TransformChain, env: Pick<TransformEnviro
 }
 
 /** Transforms every value the tree names in place, except tokenized ones: those wait in `pending` for the vault. */
-function transformTree(value: unknown, tree: TransformTree, pending: Slot[], env: TransformEnvironment): void {
+function transformTree(value: unknown, tree: TransformTree, pending: TokenBatch[], env: TransformEnvironment): void {
   if (value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
     for (const item of value) transformTree(item, tree, pending, env);
@@ -60,10 +64,23 @@ function transformTree(value: unknown, tree: TransformTree, pending: Slot[], env
     if (!node.chain) transformTree(holder[key], node.children, pending, env);
     else {
       const pre = beforeMask(holder[key], node.chain, env, key);
-      if (needsToken(node.chain, pre)) pending.push({ holder, key, chain: node.chain, text: asText(pre) });
-      else holder[key] = afterMask(node.chain, pre, undefined, env);
+      if (needsToken(node.chain, pre)) {
+        const batch = batchOf(pending, node.chain.tokenScope);
+        batch.holders.push(holder);
+        batch.keys.push(key);
+        batch.chains.push(node.chain);
+        batch.texts.push(asText(pre));
+      } else holder[key] = afterMask(node.chain, pre, undefined, env);
     }
   }
+}
+
+/** The scope's batch; a page has one per tokenized scope, most often one, so a scan finds it. */
+function batchOf(pending: TokenBatch[], scope: string): TokenBatch {
+  for (const batch of pending) if (batch.scope === scope) return batch;
+  const batch: TokenBatch = { scope, holders: [], keys: [], chains: [], texts: [] };
+  pending.push(batch);
+  return batch;
 }
 
 const needsToken = (chain: TransformChain, pre: unknown) => chain.mask?.strategy === MaskStrategy.Tokenize && !chain.defaultValue && pre !== null && pre !== undefined;
@@ -104,29 +121,22 @@ function afterMask(chain: TransformChain, pre: unknown, token: string | undefine
 /** Transforms every member the tree names, in place. A vault failure fails the query: no value is left in clear. */
 export async function applyTransforms(data: unknown, tree: TransformTree, env: TransformEnvironment): Promise<void> {
   if (tree.size === 0) return;
-  const pending: Slot[] = [];
+  const pending: TokenBatch[] = [];
   transformTree(data, tree, pending, env);
   if (pending.length === 0) return;
-  // Per scope, its distinct values, each mapped to its token once the vault has answered.
-  const byScope = new Map<string, Map<string, string | undefined>>();
-  for (const slot of pending) {
-    let values = byScope.get(slot.chain.tokenScope);
-    if (!values) byScope.set(slot.chain.tokenScope, (values = new Map()));
-    values.set(slot.text, undefined);
-  }
+  let tokens: ReadonlyMap<string, string>[];
   try {
-    const tokenizeScope = async (scope: string, values: Map<string, string | undefined>) => {
-      const tokens = await env.vault!.tokenize(scope, [...values.keys()]);
-      for (const value of values.keys()) values.set(value, tokens.get(value));
-    };
-    // One call per scope; most pages tokenize a single scope, which needs no Promise.all.
-    if (byScope.size === 1) for (const [scope, values] of byScope) await tokenizeScope(scope, values);
-    else await Promise.all([...byScope].map(([scope, values]) => tokenizeScope(scope, values)));
+    // One call per scope with its distinct values; most pages tokenize a single scope, which needs no Promise.all.
+    const tokenize = (batch: TokenBatch) => env.vault!.tokenize(batch.scope, [...new Set(batch.texts)]);
+    tokens = pending.length === 1 ? [await tokenize(pending[0]!)] : await Promise.all(pending.map(tokenize));
   } catch (error) {
     if (error instanceof PolicyException) throw error;
     policyError(PolicyErrorCode.StoreUnavailable, `the token vault failed (${(error as Error).message}); no value is returned in clear`);
   }
-  for (const slot of pending) slot.holder[slot.key] = afterMask(slot.chain, slot.text, byScope.get(slot.chain.tokenScope)!.get(slot.text), env);
+  pending.forEach((batch, b) => {
+    const scopeTokens = tokens[b]!;
+    for (let i = 0; i < batch.texts.length; i++) batch.holders[i]![batch.keys[i]!] = afterMask(batch.chains[i]!, batch.texts[i], scopeTokens.get(batch.texts[i]!), env);
+  });
 }
 
 export function addTransform(tree: TransformTree, path: readonly string[], chain: TransformChain | null): void {
