@@ -124,19 +124,19 @@ export async function applyTransforms(data: unknown, tree: TransformTree, env: T
   const pending: TokenBatch[] = [];
   transformTree(data, tree, pending, env);
   if (pending.length === 0) return;
-  let tokens: ReadonlyMap<string, string>[];
   try {
     // One call per scope with its distinct values; most pages tokenize a single scope, which needs no Promise.all.
     const tokenize = (batch: TokenBatch) => env.vault!.tokenize(batch.scope, [...new Set(batch.texts)]);
-    tokens = pending.length === 1 ? [await tokenize(pending[0]!)] : await Promise.all(pending.map(tokenize));
+    const tokens = pending.length === 1 ? [await tokenize(pending[0]!)] : await Promise.all(pending.map(tokenize));
+    // Read inside the try: an answer that is not a map (a custom vault breaking its contract) fails like a vault that is down.
+    pending.forEach((batch, b) => {
+      const scopeTokens = tokens[b]!;
+      for (let i = 0; i < batch.texts.length; i++) batch.holders[i]![batch.keys[i]!] = afterMask(batch.chains[i]!, batch.texts[i], scopeTokens.get(batch.texts[i]!), env);
+    });
   } catch (error) {
     if (error instanceof PolicyException) throw error;
     policyError(PolicyErrorCode.StoreUnavailable, `the token vault failed (${(error as Error).message}); no value is returned in clear`);
   }
-  pending.forEach((batch, b) => {
-    const scopeTokens = tokens[b]!;
-    for (let i = 0; i < batch.texts.length; i++) batch.holders[i]![batch.keys[i]!] = afterMask(batch.chains[i]!, batch.texts[i], scopeTokens.get(batch.texts[i]!), env);
-  });
 }
 
 export function addTransform(tree: TransformTree, path: readonly string[], chain: TransformChain | null): void {

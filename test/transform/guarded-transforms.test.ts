@@ -715,6 +715,9 @@ forEachTransformTarget("Guarded transforms", (ctx) => {
       ["a vault whose tokenize rejects", () => ({ tokenize: async () => { throw new Error("vault is down"); } })],
       ["a vault whose tokenize throws synchronously", () => ({ tokenize: () => { throw new Error("vault exploded"); } })],
       ["a vault that answers without the tokens asked for", () => ({ tokenize: async () => new Map<string, string>() })],
+      // A custom vault breaking its contract must not surface as a TypeError (a 500) either.
+      ["a vault that answers null", () => ({ tokenize: async () => null as unknown as ReadonlyMap<string, string> })],
+      ["a vault that answers a plain object", () => ({ tokenize: async (_scope: string, values: readonly string[]) => Object.fromEntries(values.map((v) => [v, "t"])) as unknown as ReadonlyMap<string, string> })],
     ];
     for (const [name, make] of failing) {
       it(name, async () => {
