@@ -75,20 +75,16 @@ export class GuardedContact {
   city!: string;
 }
 
-@Entity("customer")
-export class GuardedCustomer {
+/**
+ * The customer's columns that the guarded customer and its unmasked twin share, declared once so
+ * the twin cannot drift from it: not an entity itself (TypeORM and the Qp decorators both read a
+ * class's inherited members). The tenant stand-in is here: every guarded query on customers, with
+ * masks or without, is scoped to `tier = <tenant>`.
+ */
+abstract class CustomerColumns {
   @PrimaryColumn({ type: "int" })
   id!: number;
 
-  @QpMask({ strategy: MaskStrategy.Partial })
-  @Column({ type: "varchar", length: 120 })
-  name!: string;
-
-  @QpMask({ strategy: MaskStrategy.Hash })
-  @Column({ type: "varchar", length: 36 })
-  externalId!: string;
-
-  /** The tenant stand-in: every guarded query on customers is scoped to `tier = <tenant>`. */
   @QpForceWhere({ operator: Operator.Equal, contextValue: "tenant" })
   @Column({ type: "simple-enum", enum: CustomerTier })
   tier!: CustomerTier;
@@ -111,11 +107,22 @@ export class GuardedCustomer {
   @Column({ type: "varchar", length: 400, nullable: true })
   notes!: string | null;
 
-  @Column(() => GuardedAddress)
-  address!: GuardedAddress;
-
   @Column({ type: "int", nullable: true })
   contactId!: number | null;
+}
+
+@Entity("customer")
+export class GuardedCustomer extends CustomerColumns {
+  @QpMask({ strategy: MaskStrategy.Partial })
+  @Column({ type: "varchar", length: 120 })
+  name!: string;
+
+  @QpMask({ strategy: MaskStrategy.Hash })
+  @Column({ type: "varchar", length: 36 })
+  externalId!: string;
+
+  @Column(() => GuardedAddress)
+  address!: GuardedAddress;
 
   @OneToOne(() => GuardedContact, { nullable: true })
   @JoinColumn({ name: "contactId" })
@@ -127,49 +134,22 @@ export class GuardedCustomer {
 
 /**
  * The HTTP benchmark's diagnostic twin of GuardedCustomer (bench/http, endpoint "querylib-nomask"):
- * the same table, columns and forced tenant predicate, no masks. Set beside the masked route, it
- * tells what the policy's machinery costs (parsing, decisions, the forced predicate, the trace)
- * from what the masks cost, work the hand-written endpoint does not do. Its address and contact are
- * the test domain's own classes, which carry no Qp decorators. Only the HTTP server maps it.
+ * the same table, columns and forced tenant predicate (CustomerColumns), no masks. Set beside the
+ * masked route, it tells what the policy's machinery costs (parsing, decisions, the forced
+ * predicate, the trace) from what the masks cost, work the hand-written endpoint does not do. Its
+ * address and contact are the test domain's own classes, which carry no Qp decorators. Only the
+ * HTTP server maps it.
  */
 @Entity("customer")
-export class UnmaskedCustomer {
-  @PrimaryColumn({ type: "int" })
-  id!: number;
-
+export class UnmaskedCustomer extends CustomerColumns {
   @Column({ type: "varchar", length: 120 })
   name!: string;
 
   @Column({ type: "varchar", length: 36 })
   externalId!: string;
 
-  @QpForceWhere({ operator: Operator.Equal, contextValue: "tenant" })
-  @Column({ type: "simple-enum", enum: CustomerTier })
-  tier!: CustomerTier;
-
-  @Column({ type: "boolean" })
-  isActive!: boolean;
-
-  @Column({ type: "int", nullable: true })
-  score!: number | null;
-
-  @Column({ type: "decimal", precision: 12, scale: 2, transformer: decimalToNumber })
-  balance!: number;
-
-  @Column({ type: Date })
-  createdAt!: Date;
-
-  @Column({ type: "date", nullable: true })
-  birthDate!: string | null;
-
-  @Column({ type: "varchar", length: 400, nullable: true })
-  notes!: string | null;
-
   @Column(() => Address)
   address!: Address;
-
-  @Column({ type: "int", nullable: true })
-  contactId!: number | null;
 
   @OneToOne(() => ContactInfo, { nullable: true })
   @JoinColumn({ name: "contactId" })
