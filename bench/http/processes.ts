@@ -21,10 +21,12 @@ export interface ServerSpec {
   readonly customers: number;
   /** Serve /__bench/profile/start and /stop (bench/http/profile.ts). */
   readonly profile?: boolean;
+  /** With profile: the profiler samples allocations instead of CPU time. */
+  readonly heap?: boolean;
 }
 
 export function startServer(spec: ServerSpec): Promise<Server> {
-  const args = [here("./server.js"), `--dialect=${spec.dialect}`, `--audit=${spec.audit}`, `--customers=${spec.customers}`, ...(spec.profile ? ["--profile"] : [])];
+  const args = [here("./server.js"), `--dialect=${spec.dialect}`, `--audit=${spec.audit}`, `--customers=${spec.customers}`, ...(spec.profile ? ["--profile"] : []), ...(spec.heap ? ["--heap"] : [])];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let output = "";

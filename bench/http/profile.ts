@@ -8,6 +8,8 @@
 //        [--concurrency=200] [--seconds=10] [--warmup=2] [--top=25] [--out=bench/out/profiles]
 //
 // Prints the shares and the hottest functions; writes the .cpuprofile (open it in Chrome DevTools).
+// With --heap it samples allocations instead (V8's sampling heap profiler, freed objects included):
+// bytes allocated per request by owner and by function; writes the .heapprofile.
 process.env.TZ ??= "UTC";
 
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -27,6 +29,7 @@ const concurrency = Number(value("concurrency") ?? 200);
 const seconds = Number(value("seconds") ?? 10);
 const warmup = Number(value("warmup") ?? 2);
 const top = Number(value("top") ?? 25);
+const heap = argv.includes("--heap");
 const outDir = path.resolve(value("out") ?? `${REPO_ROOT}bench/out/profiles`);
 if (!ALL_ENDPOINTS.includes(endpoint)) throw new Error(`--endpoint=${endpoint}: one of ${ALL_ENDPOINTS.join(", ")}`);
 
@@ -35,6 +38,14 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
   children?: number[];
+}
+interface HeapNode {
+  callFrame: ProfileNode["callFrame"];
+  selfSize: number;
+  children: HeapNode[];
+}
+interface HeapProfile {
+  head: HeapNode;
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -84,9 +95,33 @@ function summarize(profile: CpuProfile): void {
   for (const [name, us] of [...functions].filter(([n]) => !n.startsWith("(idle)")).sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${pct(us, busy)}  ${name}\n`);
 }
 
+/** Bytes allocated per request (the sampled sizes are V8's estimate of the whole), by owner and by function. */
+function summarizeHeap(profile: HeapProfile, requests: number): void {
+  const owners = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let total = 0;
+  const visit = (node: HeapNode) => {
+    if (node.selfSize > 0) {
+      const owner = ownerOf(node.callFrame);
+      const name = `${node.callFrame.functionName || "(anonymous)"} ${owner === node.callFrame.url ? "" : `[${owner}] `}${path.basename(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+      owners.set(owner, (owners.get(owner) ?? 0) + node.selfSize);
+      functions.set(name, (functions.get(name) ?? 0) + node.selfSize);
+      total += node.selfSize;
+    }
+    node.children.forEach(visit);
+  };
+  visit(profile.head);
+  const kb = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
+  process.stdout.write(`\n${dialect} ${workload} ${endpoint} at ${concurrency}: ${kb(total).trim()} allocated per request (${requests} requests)\n\nallocated per request by owner:\n`);
+  for (const [owner, bytes] of [...owners].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${kb(bytes)}  ${owner}\n`);
+  process.stdout.write(`\nallocating functions (self, per request):\n`);
+  for (const [name, bytes] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${kb(bytes)}  ${name}\n`);
+}
+
 async function main(): Promise<void> {
-  const server = await startServer({ dialect, audit: ENDPOINT_FACTS[endpoint].audit, customers: Number(value("customers") ?? 10000), profile: true });
-  let profile: CpuProfile;
+  const server = await startServer({ dialect, audit: ENDPOINT_FACTS[endpoint].audit, customers: Number(value("customers") ?? 10000), profile: true, heap });
+  let profile: CpuProfile | HeapProfile;
+  let requests = 0;
   try {
     const request = requestOf(endpoint, workload, dialect);
     const { status } = await fetchJson(`${server.url}${request.path}`, request);
@@ -96,16 +131,18 @@ async function main(): Promise<void> {
     const started = await fetchJson(`${server.url}/__bench/profile/start`, { method: "POST" });
     if (started.status !== 200) throw new Error(`the server did not start its profiler: ${started.status} ${JSON.stringify(started.body)}`);
     const result = await load;
-    profile = (await fetchJson(`${server.url}/__bench/profile/stop`, { method: "POST" })).body as CpuProfile;
+    profile = (await fetchJson(`${server.url}/__bench/profile/stop`, { method: "POST" })).body as CpuProfile | HeapProfile;
+    requests = Math.round(result.rps * seconds);
     process.stdout.write(`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}\n`);
   } finally {
     await stopServer(server);
   }
   mkdirSync(outDir, { recursive: true });
-  const file = path.join(outDir, `${dialect}-${workload}-${endpoint}-c${concurrency}.cpuprofile`);
+  const file = path.join(outDir, `${dialect}-${workload}-${endpoint}-c${concurrency}.${heap ? "heapprofile" : "cpuprofile"}`);
   writeFileSync(file, JSON.stringify(profile));
   process.stdout.write(`profile: ${file}\n`);
-  summarize(profile);
+  if (heap) summarizeHeap(profile as HeapProfile, requests);
+  else summarize(profile as CpuProfile);
 }
 
 main().catch((error: unknown) => {

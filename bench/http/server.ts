@@ -38,6 +38,7 @@ const audit = argument("audit") ?? "off";
 if (!["off", "on", "group"].includes(audit)) throw new Error(`--audit=${audit}: off, on or group`);
 const customers = Number(argument("customers") ?? 10000);
 const profiling = process.argv.includes("--profile");
+const heap = process.argv.includes("--heap");
 
 const BASE = Symbol("bench.base");
 const tiers = Object.values(CustomerTier);
@@ -204,6 +205,11 @@ class BenchProbeController {
     if (!profiling) throw new Error("start the server with --profile");
     this.profiler = new Session();
     this.profiler.connect();
+    if (heap) {
+      // Every sampled allocation, also those a GC has freed since: what a request allocates, not what it keeps.
+      await this.profiler.post("HeapProfiler.startSampling", { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+      return { profiling: true };
+    }
     await this.profiler.post("Profiler.enable");
     await this.profiler.post("Profiler.setSamplingInterval", { interval: 1000 });
     await this.profiler.post("Profiler.start");
@@ -213,7 +219,7 @@ class BenchProbeController {
   @Post("profile/stop")
   @HttpCode(200)
   async stopProfile(): Promise<unknown> {
-    const { profile } = await this.profiler!.post("Profiler.stop");
+    const { profile } = heap ? await this.profiler!.post("HeapProfiler.stopSampling") : await this.profiler!.post("Profiler.stop");
     this.profiler!.disconnect();
     this.profiler = undefined;
     return profile;
