@@ -7,11 +7,14 @@
 // the pairs' ratios, no assumption about their spread): met when the whole interval is at or above
 // the target, missed when it is below, not decided when it straddles it. With --baseline=paginate
 // the other endpoint of each pair is nestjs-paginate's instead, for the target "QueryLib (audit
-// off) not behind nestjs-paginate" (≥ 1.0×; it expresses W1, W2 and W4).
+// off) not behind nestjs-paginate" (≥ 1.0×; it expresses W1, W2 and W4). Before a workload's
+// first pair each of its endpoints is driven once, untimed (--settle seconds): a fresh server's
+// first seconds under load ran at about half its later rate (V8 still compiling the hot paths), so
+// the first pair's first run was slow for reasons that are not its endpoint's.
 //
 //   node dist/bench/http/paired.js [--dialects=sqlite,postgres,mariadb] [--workloads=W1,W2,W4]
 //        [--endpoints=querylib,querylib-audit] [--baseline=hand|paginate] [--pairs=8] [--seconds=3]
-//        [--warmup=1] [--concurrency=200] [--no-write]
+//        [--warmup=1] [--settle=5] [--concurrency=200] [--no-write]
 //
 // Writes docs/benchmarks/http-paired.json and http-paired.md (the table BENCHMARKS.md quotes). A run
 // replaces the comparisons it measured there and keeps the others; each says which commit and
@@ -36,6 +39,7 @@ const compared = (value("endpoints") ?? (baseline === "hand" ? "querylib,queryli
 const pairs = Number(value("pairs") ?? 8);
 const seconds = Number(value("seconds") ?? 3);
 const warmup = Number(value("warmup") ?? 1);
+const settle = Number(value("settle") ?? 5);
 const concurrency = Number(value("concurrency") ?? 200);
 const write = !argv.includes("--no-write");
 const customers = 10000;
@@ -82,9 +86,9 @@ export interface PairedComparison {
 
 const MACHINE = `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}`;
 
-async function rpsOf(server: Server, endpoint: Endpoint, workload: Workload, dialect: Dialect): Promise<number> {
+async function rpsOf(server: Server, endpoint: Endpoint, workload: Workload, dialect: Dialect, timed = seconds): Promise<number> {
   const request = requestOf(endpoint, workload, dialect);
-  const result = await driveProcess({ url: `${server.url}${request.path}`, method: request.method, body: request.body, connections: concurrency, warmupSeconds: warmup, seconds });
+  const result = await driveProcess({ url: `${server.url}${request.path}`, method: request.method, body: request.body, connections: concurrency, warmupSeconds: warmup, seconds: timed });
   if (result.errors + result.non2xx > 0) throw new Error(`${dialect} ${workload} ${endpoint}: ${result.errors} errors, ${result.non2xx} non-2xx`);
   return result.rps;
 }
@@ -96,6 +100,7 @@ async function compareDialect(dialect: Dialect, out: PairedComparison[]): Promis
   try {
     for (const workload of workloads) {
       await assertSameAnswers(dialect, workload, [baseline, ...compared], serverOf);
+      if (settle > 0) for (const endpoint of [baseline, ...compared]) await rpsOf(serverOf(endpoint), endpoint, workload, dialect, settle);
       for (const endpoint of compared) {
         const measured: PairedComparison["pairs"][number][] = [];
         for (let i = 0; i < pairs; i++) {
@@ -144,7 +149,7 @@ async function main(): Promise<void> {
     await compareDialect(dialect, comparisons);
   }
   // The pairs per comparison are a column: a run may measure some cells again with more (--pairs).
-  const method = `${concurrency} connections; per comparison the pairs of runs the table gives (the endpoint it is against and the QueryLib endpoint back to back, in ABBA order), each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); Node ${process.version}; the machine is each row's`;
+  const method = `${concurrency} connections; per comparison the pairs of runs the table gives (the endpoint it is against and the QueryLib endpoint back to back, in ABBA order), each endpoint first driven ${settle} s untimed, then each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); Node ${process.version}; the machine is each row's`;
   process.stdout.write(`${renderPairedMarkdown(comparisons, method)}\n`);
   if (write) {
     mkdirSync(PUBLISHED_DIR, { recursive: true });
