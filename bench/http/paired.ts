@@ -82,6 +82,8 @@ export interface PairedComparison {
   readonly commit: string;
   readonly date: string;
   readonly machine: string;
+  /** Seconds each endpoint was driven untimed before the first pair (absent: rows measured before there was a settle phase). */
+  readonly settle?: number;
 }
 
 const MACHINE = `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}`;
@@ -116,7 +118,7 @@ async function compareDialect(dialect: Dialect, out: PairedComparison[]): Promis
         const interval = medianInterval(ratios);
         const target = TARGET[endpoint]!;
         const verdict = interval.low >= target ? "met" : interval.high < target ? "missed" : "not decided";
-        const comparison: PairedComparison = { dialect, workload, endpoint, baseline, target, pairs: measured, medianRatio: median(ratios), interval, verdict, commit: COMMIT, date: new Date().toISOString().slice(0, 10), machine: MACHINE };
+        const comparison: PairedComparison = { dialect, workload, endpoint, baseline, target, pairs: measured, medianRatio: median(ratios), interval, verdict, commit: COMMIT, date: new Date().toISOString().slice(0, 10), machine: MACHINE, settle };
         out.push(comparison);
         log(`  ${dialect} ${workload} ${endpoint} ÷ ${baseline}: ${comparison.medianRatio.toFixed(2)} [${interval.low.toFixed(2)}, ${interval.high.toFixed(2)}] → ${verdict} (ratios ${[...ratios].sort((a, b) => a - b).map((r) => r.toFixed(2)).join(" ")})`);
       }
@@ -136,7 +138,7 @@ export function renderPairedMarkdown(comparisons: readonly PairedComparison[], m
   for (const c of comparisons) {
     const baselineRps = median(c.pairs.map((p) => p.baseline));
     const verdict = c.verdict === "met" ? "met" : c.verdict === "missed" ? "**missed**" : "not decided";
-    lines.push(`| ${c.dialect} | ${c.workload} | ${ENDPOINT_FACTS[c.endpoint].label} | ${ENDPOINT_FACTS[c.baseline].label} | ${c.pairs.length} | ${c.medianRatio.toFixed(2)}× | ${c.interval.low.toFixed(2)}–${c.interval.high.toFixed(2)} (${Math.round(c.interval.coverage * 100)} %) | ≥ ${c.target.toFixed(1)}× | ${verdict} | ${Math.round(baselineRps)} | ${c.commit}, ${c.date}, ${c.machine} |`);
+    lines.push(`| ${c.dialect} | ${c.workload} | ${ENDPOINT_FACTS[c.endpoint].label} | ${ENDPOINT_FACTS[c.baseline].label} | ${c.pairs.length} | ${c.medianRatio.toFixed(2)}× | ${c.interval.low.toFixed(2)}–${c.interval.high.toFixed(2)} (${Math.round(c.interval.coverage * 100)} %) | ≥ ${c.target.toFixed(1)}× | ${verdict} | ${Math.round(baselineRps)} | ${c.commit}, ${c.date}, ${c.machine}${c.settle ? `, settled ${c.settle} s` : ""} |`);
   }
   return lines.join("\n");
 }
@@ -149,7 +151,7 @@ async function main(): Promise<void> {
     await compareDialect(dialect, comparisons);
   }
   // The pairs per comparison are a column: a run may measure some cells again with more (--pairs).
-  const method = `${concurrency} connections; per comparison the pairs of runs the table gives (the endpoint it is against and the QueryLib endpoint back to back, in ABBA order), each endpoint first driven ${settle} s untimed, then each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); Node ${process.version}; the machine is each row's`;
+  const method = `${concurrency} connections; per comparison the pairs of runs the table gives (the endpoint it is against and the QueryLib endpoint back to back, in ABBA order), each endpoint first driven untimed for the seconds its row gives as "settled" (rows without it were measured before that step), then each run ${warmup} s of warm-up or longer until every connection has had its first answer, then ${seconds} s timed; the ratio of requests/s per pair; the interval is the distribution-free one for the median ratio (order statistics); Node ${process.version}; the machine is each row's`;
   process.stdout.write(`${renderPairedMarkdown(comparisons, method)}\n`);
   if (write) {
     mkdirSync(PUBLISHED_DIR, { recursive: true });
