@@ -128,11 +128,14 @@ async function main(): Promise<void> {
     if (status !== 200) throw new Error(`${endpoint} ${workload}: HTTP ${status}`);
     const load = driveProcess({ url: `${server.url}${request.path}`, method: request.method, body: request.body, connections: concurrency, warmupSeconds: warmup, seconds });
     await sleep(warmup * 1000);
+    await fetchJson(`${server.url}/__bench/eld`); // resets the server's count of answered requests
     const started = await fetchJson(`${server.url}/__bench/profile/start`, { method: "POST" });
     if (started.status !== 200) throw new Error(`the server did not start its profiler: ${started.status} ${JSON.stringify(started.body)}`);
     const result = await load;
     profile = (await fetchJson(`${server.url}/__bench/profile/stop`, { method: "POST" })).body as CpuProfile | HeapProfile;
-    requests = Math.round(result.rps * seconds);
+    // The requests the server answered while the profiler ran (the timed window alone would leave
+    // out those answered while the last connections were being admitted).
+    requests = (await fetchJson(`${server.url}/__bench/eld`)).body.handling.count as number;
     process.stdout.write(`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}\n`);
   } finally {
     await stopServer(server);

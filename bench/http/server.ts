@@ -308,7 +308,8 @@ async function main(): Promise<void> {
     const http = app.getHttpServer() as HttpServer;
     http.close();
     http.closeIdleConnections();
-    for (let waited = 0; inFlight > 0 && waited < 10_000; waited += 10) await sleep(10);
+    const deadline = Date.now() + 10_000;
+    while (inFlight > 0 && Date.now() < deadline) await sleep(10);
     await app.close();
     await guarded.destroy().catch(() => undefined);
     await db.close().catch(() => undefined);
