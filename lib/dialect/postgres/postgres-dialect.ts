@@ -3,6 +3,7 @@
 // that the column's type cannot hold are cast.
 import { type ListSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
 import { Direction } from "../../shapes/enums.js";
+import { readPostgresRows } from "./read-rows.js";
 
 const lower = (e: string) => `replace(lower(${e}), 'ς', 'σ')`;
 
@@ -52,7 +53,7 @@ export const postgres: SqlDialect = {
   notifications: true,
   prepare: () => undefined,
   learnSchema: null,
-  readRows: null,
+  readRows: readPostgresRows,
   explicitNullsOrder: true,
   // `enum_column = $1` types the parameter as the enum, so an index on the column serves it.
   enumEqualityOnColumn: true,
