@@ -27,7 +27,7 @@ import os from "node:os";
 import type { Dialect } from "../db.js";
 import { PUBLISHED_DIR } from "../db.js";
 import { assertSameAnswers, driveProcess, type Server, startServer, stopServer } from "./processes.js";
-import { ALL_ENDPOINTS, ENDPOINT_FACTS, type Endpoint, requestOf, type Workload } from "./requests.js";
+import { ALL_ENDPOINTS, type AuditMode, ENDPOINT_FACTS, type Endpoint, requestOf, type Workload } from "./requests.js";
 import { median, medianInterval } from "./stats.js";
 
 const argv = process.argv.slice(2);
@@ -97,7 +97,10 @@ async function rpsOf(server: Server, endpoint: Endpoint, workload: Workload, dia
 
 async function compareDialect(dialect: Dialect, out: PairedComparison[]): Promise<void> {
   const modes = [...new Set(["off" as const, ...compared.map((e) => ENDPOINT_FACTS[e].audit)])];
-  const byMode = new Map(await Promise.all(modes.map(async (audit) => [audit, await startServer({ dialect, audit, customers })] as const)));
+  // One after the other, as bench:http starts them: on a fresh machine the first server seeds the
+  // bench database, and two seeding one SQLite file at once failed with "database is locked".
+  const byMode = new Map<AuditMode, Server>();
+  for (const audit of modes) byMode.set(audit, await startServer({ dialect, audit, customers }));
   const serverOf = (endpoint: Endpoint) => byMode.get(ENDPOINT_FACTS[endpoint].audit)!;
   try {
     for (const workload of workloads) {
