@@ -11,13 +11,12 @@ import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import fc from "fast-check";
-import {
-  type AfterQueryEvent, Column, DataSource, type DataSourceOptions, Entity, type EntitySubscriberInterface, EventSubscriber, type Logger, PrimaryColumn, QueryFailedError,
-} from "typeorm";
+import { Column, DataSource, type DataSourceOptions, Entity, PrimaryColumn, QueryFailedError } from "typeorm";
 import { PostgresQueryRunner } from "typeorm/driver/postgres/PostgresQueryRunner.js";
 import { toListAsync } from "../../lib/index.js";
 import { postgresInstant, readPostgresRows } from "../../lib/dialect/postgres/read-rows.js";
 import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { QueryListener, RecordingLogger, seenQueries } from "../support/query-logging.js";
 
 const fromPg = createRequire(createRequire(import.meta.url).resolve("pg"));
 const postgresDate = createRequire(fromPg.resolve("pg-types"))("postgres-date") as (text: string) => unknown;
@@ -133,33 +132,6 @@ const moments: [number, string | null, string | null, string | null][] = [
 ];
 
 const insertSql = `INSERT INTO prr_moment (id, at, zoned, day, label) VALUES ${moments.map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4}, 'm')`).join(", ")}`;
-
-class RecordingLogger implements Logger {
-  readonly queries: { sql: string; parameters: unknown[] | undefined }[] = [];
-  readonly errors: { error: string | Error; sql: string }[] = [];
-  readonly slow: { time: number; sql: string }[] = [];
-  logQuery(sql: string, parameters?: unknown[]) {
-    this.queries.push({ sql, parameters });
-  }
-  logQueryError(error: string | Error, sql: string) {
-    this.errors.push({ error, sql });
-  }
-  logQuerySlow(time: number, sql: string) {
-    this.slow.push({ time, sql });
-  }
-  logSchemaBuild() {}
-  logMigration() {}
-  log() {}
-}
-
-const seen: AfterQueryEvent[] = [];
-
-@EventSubscriber()
-class QueryListener implements EntitySubscriberInterface {
-  afterQuery(event: AfterQueryEvent) {
-    seen.push(event);
-  }
-}
 
 /** Counts the statements TypeORM's PostgreSQL runners execute, while `work` runs. */
 async function countTypeOrmQueries<R>(work: () => Promise<R>): Promise<{ result: R; count: number }> {
@@ -277,11 +249,11 @@ describe("PostgreSQL: QueryLib's reads with the connection's type parsers, times
 
   it("with a subscriber listening to queries, TypeORM runs them: the subscriber sees QueryLib's statements", async () => {
     const dataSource = await open({ subscribers: [QueryListener] });
-    seen.length = 0;
+    seenQueries.length = 0;
     assert.equal(readPostgresRows(dataSource, "SELECT 1 AS one", []), null);
     const result = await toListAsync(dataSource.getRepository(Moment), filter as never);
     assert.equal(result.totalCount, moments.length);
-    assert.ok(seen.some((e) => e.query.startsWith("SELECT") && !e.query.includes("COUNT")), "the page reached the subscriber");
+    assert.ok(seenQueries.some((e) => e.query.startsWith("SELECT") && !e.query.includes("COUNT")), "the page reached the subscriber");
   });
 
   it("a DataSource that is not initialized is left to TypeORM (its own error)", async () => {

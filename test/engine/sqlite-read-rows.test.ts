@@ -6,11 +6,10 @@
 // connection, a column named __proto__.
 import "reflect-metadata";
 import assert from "node:assert/strict";
-import {
-  type AfterQueryEvent, Column, DataSource, Entity, type EntitySubscriberInterface, EventSubscriber, type Logger, PrimaryColumn, QueryFailedError,
-} from "typeorm";
+import { Column, DataSource, Entity, type Logger, PrimaryColumn, QueryFailedError } from "typeorm";
 import { toList, toListAsync } from "../../lib/index.js";
 import { preparedCount, readSqliteRows } from "../../lib/dialect/sqlite/read-rows.js";
+import { QueryListener, RecordingLogger, seenQueries } from "../support/query-logging.js";
 
 @Entity("rr_item")
 class Item {
@@ -34,34 +33,6 @@ const filter = {
   orders: [{ sort: 1, field: "score", direction: "Descending" }, { sort: 2, field: "id", direction: "Ascending" }],
   page: { pageNumber: 2, pageSize: 5 },
 };
-
-/** A logger that records what it is told. */
-class RecordingLogger implements Logger {
-  readonly queries: { sql: string; parameters: unknown[] | undefined }[] = [];
-  readonly errors: { error: string | Error; sql: string }[] = [];
-  readonly slow: { time: number; sql: string }[] = [];
-  logQuery(sql: string, parameters?: unknown[]) {
-    this.queries.push({ sql, parameters });
-  }
-  logQueryError(error: string | Error, sql: string) {
-    this.errors.push({ error, sql });
-  }
-  logQuerySlow(time: number, sql: string) {
-    this.slow.push({ time, sql });
-  }
-  logSchemaBuild() {}
-  logMigration() {}
-  log() {}
-}
-
-const seen: AfterQueryEvent[] = [];
-
-@EventSubscriber()
-class QueryListener implements EntitySubscriberInterface {
-  afterQuery(event: AfterQueryEvent) {
-    seen.push(event);
-  }
-}
 
 async function open(options: { logger?: Logger; subscribers?: Function[]; maxQueryExecutionTime?: number; statementCacheSize?: number } = {}): Promise<DataSource> {
   const dataSource = new DataSource({
@@ -181,11 +152,11 @@ describe("SQLite: QueryLib's reads on the driver's connection, as arrays", () =>
 
   it("with a subscriber listening to queries, TypeORM runs them: the subscriber sees QueryLib's statements and their row objects", async () => {
     const dataSource = await openTracked({ subscribers: [QueryListener] });
-    seen.length = 0;
+    seenQueries.length = 0;
     assert.equal(readSqliteRows(dataSource, "SELECT 1 AS one", []), null);
     const result = await toListAsync(dataSource.getRepository(Item), filter as never);
     assert.deepEqual(ids(result), ids(toList(items, filter as never)));
-    const page = seen.find((e) => e.query.startsWith("SELECT") && !e.query.includes("COUNT"));
+    const page = seenQueries.find((e) => e.query.startsWith("SELECT") && !e.query.includes("COUNT"));
     assert.ok(page, "the page reached the subscriber");
     assert.ok(Array.isArray(page.rawResults) && page.rawResults.length === 5 && !Array.isArray(page.rawResults[0]), JSON.stringify(page.rawResults?.[0]));
   });
