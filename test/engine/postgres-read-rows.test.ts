@@ -1,22 +1,20 @@
 // PostgreSQL (node-postgres): QueryLib reads its statements with pg's per-query type parsers
 // (lib/dialect/postgres/read-rows.ts), which are the connection's own except that postgres-date's
 // values are read digit by digit in their common forms. Every value must be the one TypeORM's
-// query() gets, in any time zone, with a caller's own type parsers kept; what TypeORM's query()
-// does around a statement must still happen (the logger, the slow-query log, QueryFailedError,
-// the connection back in the pool), and a caller's runner or a subscriber listening to queries
-// leaves the statement to TypeORM.
+// query() gets, in any time zone, with a caller's own type parsers kept. What TypeORM's query()
+// does around a statement is tested for every pooled driver in pooled-read-rows.test.ts.
 import "reflect-metadata";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import fc from "fast-check";
-import { Column, DataSource, type DataSourceOptions, Entity, PrimaryColumn, QueryFailedError } from "typeorm";
+import { Column, DataSource, type DataSourceOptions, Entity, PrimaryColumn } from "typeorm";
 import { PostgresQueryRunner } from "typeorm/driver/postgres/PostgresQueryRunner.js";
 import { toListAsync } from "../../lib/index.js";
 import { postgresInstant, readPostgresRows } from "../../lib/dialect/postgres/read-rows.js";
 import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
-import { QueryListener, RecordingLogger, seenQueries } from "../support/query-logging.js";
+import { countRunnerQueries } from "../support/query-logging.js";
 
 const fromPg = createRequire(createRequire(import.meta.url).resolve("pg"));
 const postgresDate = createRequire(fromPg.resolve("pg-types"))("postgres-date") as (text: string) => unknown;
@@ -133,21 +131,6 @@ const moments: [number, string | null, string | null, string | null][] = [
 
 const insertSql = `INSERT INTO prr_moment (id, at, zoned, day, label) VALUES ${moments.map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4}, 'm')`).join(", ")}`;
 
-/** Counts the statements TypeORM's PostgreSQL runners execute, while `work` runs. */
-async function countTypeOrmQueries<R>(work: () => Promise<R>): Promise<{ result: R; count: number }> {
-  const original = PostgresQueryRunner.prototype.query;
-  let count = 0;
-  PostgresQueryRunner.prototype.query = function (this: PostgresQueryRunner, ...args: Parameters<typeof original>) {
-    count++;
-    return original.apply(this, args);
-  } as typeof original;
-  try {
-    return { result: await work(), count };
-  } finally {
-    PostgresQueryRunner.prototype.query = original;
-  }
-}
-
 const selectAll = "SELECT id, at, zoned, day, label FROM prr_moment ORDER BY id";
 const filter = { orders: [{ sort: 1, field: "id", direction: "Ascending" }], page: { pageNumber: 1, pageSize: 100 } };
 
@@ -198,67 +181,9 @@ describe("PostgreSQL: QueryLib's reads with the connection's type parsers, times
 
   it("QueryLib's page and COUNT are read without TypeORM's query(), with the entities TypeORM's find() gives", async () => {
     const dataSource = await open();
-    const { result, count } = await countTypeOrmQueries(() => toListAsync(dataSource.getRepository(Moment), filter as never));
+    const { result, count } = await countRunnerQueries(PostgresQueryRunner, () => toListAsync(dataSource.getRepository(Moment), filter as never));
     assert.equal(count, 0);
     assert.equal(result.totalCount, moments.length);
     assert.deepStrictEqual(result.data, await dataSource.getRepository(Moment).find({ order: { id: "ASC" } }));
-  });
-
-  it("inside a caller's transaction TypeORM runs the statements, and they see its uncommitted row", async () => {
-    const dataSource = await open();
-    await dataSource.transaction(async (manager) => {
-      await manager.query("INSERT INTO prr_moment (id, at, label) VALUES (100, '2024-01-01 00:00:00', 'new')");
-      const { result, count } = await countTypeOrmQueries(() => toListAsync(manager.getRepository(Moment), { ...filter, orders: [{ sort: 1, field: "id", direction: "Descending" }], page: { pageNumber: 1, pageSize: 1 } } as never));
-      assert.deepEqual(result.data.map((m) => m.id), [100]);
-      assert.equal(count, 2, "the page and its COUNT through the transaction's runner");
-      throw new Error("roll back");
-    }).catch((error: Error) => assert.equal(error.message, "roll back"));
-    assert.equal(await dataSource.getRepository(Moment).count(), moments.length);
-  });
-
-  it("the logger is told each statement with its parameters; a slow one is logged as slow", async () => {
-    const logger = new RecordingLogger();
-    const dataSource = await open({ logger, maxQueryExecutionTime: 1 });
-    logger.queries.length = 0;
-    const result = await toListAsync(dataSource.getRepository(Moment), filter as never, true);
-    const selects = logger.queries.filter((q) => q.sql.startsWith("SELECT"));
-    assert.equal(selects.length, 2);
-    assert.equal(result.queryString, `${selects[0]!.sql}\n-- parameters: ${JSON.stringify(selects[0]!.parameters)}`);
-    const rows = await readPostgresRows(dataSource, "SELECT pg_sleep($1) IS NULL AS slept", [0.05]);
-    assert.deepEqual(rows, [{ slept: false }]);
-    const slow = logger.slow.find((s) => s.sql.includes("pg_sleep"));
-    assert.ok(slow && slow.time >= 40, JSON.stringify(logger.slow));
-  });
-
-  it("a failing statement is a QueryFailedError, logged once as a query and once as an error, and its connection goes back to the pool", async () => {
-    const logger = new RecordingLogger();
-    const dataSource = await open({ logger, poolSize: 1 });
-    for (let i = 0; i < 3; i++) {
-      logger.queries.length = 0;
-      logger.errors.length = 0;
-      const sql = "SELECT CAST($1 AS int) AS n";
-      await assert.rejects(readPostgresRows(dataSource, sql, ["not a number"])!, (error: unknown) => error instanceof QueryFailedError && error.query === sql);
-      assert.deepEqual(logger.queries.map((q) => q.sql), [sql]);
-      assert.deepEqual(logger.errors.map((e) => e.sql), [sql]);
-    }
-    // One connection in the pool: had a read kept it, this would wait for ever.
-    assert.deepEqual(await readPostgresRows(dataSource, "SELECT 1 AS one", []), [{ one: 1 }]);
-    const pool = (dataSource.driver as unknown as { master: { totalCount: number; idleCount: number } }).master;
-    assert.equal(pool.idleCount, pool.totalCount);
-  });
-
-  it("with a subscriber listening to queries, TypeORM runs them: the subscriber sees QueryLib's statements", async () => {
-    const dataSource = await open({ subscribers: [QueryListener] });
-    seenQueries.length = 0;
-    assert.equal(readPostgresRows(dataSource, "SELECT 1 AS one", []), null);
-    const result = await toListAsync(dataSource.getRepository(Moment), filter as never);
-    assert.equal(result.totalCount, moments.length);
-    assert.ok(seenQueries.some((e) => e.query.startsWith("SELECT") && !e.query.includes("COUNT")), "the page reached the subscriber");
-  });
-
-  it("a DataSource that is not initialized is left to TypeORM (its own error)", async () => {
-    const dataSource = await open();
-    await dataSource.destroy();
-    assert.equal(readPostgresRows(dataSource, "SELECT 1 AS one", []), null);
   });
 });

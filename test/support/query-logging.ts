@@ -32,3 +32,18 @@ export class QueryListener implements EntitySubscriberInterface {
     seenQueries.push(event);
   }
 }
+
+/** Counts the statements run by `runnerClass`'s query() (TypeORM's runner of a driver) while `work` runs. */
+export async function countRunnerQueries<R>(runnerClass: { prototype: { query: (...args: never[]) => Promise<unknown> } }, work: () => Promise<R>): Promise<{ result: R; count: number }> {
+  const original = runnerClass.prototype.query;
+  let count = 0;
+  runnerClass.prototype.query = function (this: unknown, ...args: never[]) {
+    count++;
+    return original.apply(this, args);
+  };
+  try {
+    return { result: await work(), count };
+  } finally {
+    runnerClass.prototype.query = original;
+  }
+}

@@ -4,6 +4,7 @@ import type { DataSource } from "typeorm";
 import { type ListSite, type PatternSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
 import { foldCase } from "../fold-case.js";
 import { comparesExactlyAsEnum, learnNativeEnums } from "./native-enums.js";
+import { readMysqlRows } from "./read-rows.js";
 
 /**
  * `lower()` of the MySQL family, through a Unicode collation's case tables: LOWER under the
@@ -104,7 +105,7 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   notifications: false,
   prepare: () => undefined,
   learnSchema: learnNativeEnums,
-  readRows: null,
+  readRows: readMysqlRows,
   lenientCollation: true,
   textOfExact: (e) => `CONVERT(${e} USING utf8mb4)`,
   // A double (MySQL would round a decimal average to 4 places).

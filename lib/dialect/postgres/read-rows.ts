@@ -7,14 +7,15 @@
 // parsers (node-postgres' documented per-query `types`), which are the connection's own except
 // where the connection would use postgres-date itself: there `postgresInstant` reads the common
 // forms digit by digit and gives every other text to postgres-date, so each value is the Date
-// pg would have made. Around the call it does what TypeORM's query() does (a runner from the pool,
-// the logger, the slow-query log, QueryFailedError) and steps aside wherever the result could
-// differ: a caller's query runner (run-sql.ts), a subscriber that listens to queries. pg-native
-// (which TypeORM loads when it is installed) ignores per-query parsers: the values are then its
-// own, the ones TypeORM's query() gets, only not faster.
+// pg would have made. Around the call it does what TypeORM's query() does (pooled-read.ts), and
+// it steps aside wherever the result could differ: a caller's query runner (run-sql.ts), a
+// subscriber that listens to queries. pg-native (which TypeORM loads when it is installed)
+// ignores per-query parsers: the values are then its own, the ones TypeORM's query() gets, only
+// not faster.
 import { createRequire } from "node:module";
-import { type DataSource, QueryFailedError } from "typeorm";
+import type { DataSource } from "typeorm";
 import { digitsAt } from "../../model/calendar.js";
+import { listensToQueries, readOnPooledRunner } from "../pooled-read.js";
 
 type Parser = (text: string) => unknown;
 
@@ -89,8 +90,6 @@ function typesOf(client: PgClient, postgresDate: Parser, fallback: TypeSource): 
   return types;
 }
 
-const listensToQueries = (dataSource: DataSource) => dataSource.subscribers.some((s) => s.beforeQuery || s.afterQuery);
-
 /**
  * The rows of a statement as TypeORM's query() gives them, or null where TypeORM's query() must
  * run it (see the top of this file).
@@ -100,28 +99,9 @@ export function readPostgresRows(dataSource: DataSource, sql: string, parameters
   const types = (dataSource.driver as { postgres?: { types?: TypeSource } }).postgres?.types;
   const parser = postgresDateParser();
   if (!parser || !types) return null;
-  return read(dataSource, sql, parameters as unknown[], parser, types);
-}
-
-async function read(dataSource: DataSource, sql: string, parameters: unknown[], parser: Parser, fallback: TypeSource): Promise<Record<string, unknown>[]> {
-  // As DataSource.query() does: a runner of its own, connected from the pool, released after.
-  const runner = dataSource.createQueryRunner();
-  try {
-    const client = (await runner.connect()) as PgClient;
-    dataSource.logger.logQuery(sql, parameters, runner);
-    const started = Date.now();
-    let rows: Record<string, unknown>[];
-    try {
-      rows = (await client.query({ text: sql, values: parameters, types: typesOf(client, parser, fallback) })).rows;
-    } catch (error) {
-      dataSource.logger.logQueryError(error as Error, sql, parameters, runner);
-      throw new QueryFailedError(sql, parameters, error as Error);
-    }
-    const elapsed = Date.now() - started;
-    const slow = dataSource.options.maxQueryExecutionTime;
-    if (slow && elapsed > slow) dataSource.logger.logQuerySlow(elapsed, sql, parameters, runner);
-    return rows;
-  } finally {
-    await runner.release();
-  }
+  const values = parameters as unknown[];
+  return readOnPooledRunner<PgClient>(dataSource, sql, values, {
+    run: async (client) => (await client.query({ text: sql, values, types: typesOf(client, parser, types) })).rows,
+    slowAlsoWhenFailed: false,
+  });
 }

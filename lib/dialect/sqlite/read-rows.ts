@@ -9,6 +9,7 @@
 // would see arrays), a closed connection (TypeORM's error is the one to give). Parameters arrive
 // as the dialect's driverValue finished them (toPositional): booleans are already 1/0, dates text.
 import { type DataSource, QueryFailedError, type QueryRunner } from "typeorm";
+import { listensToQueries } from "../pooled-read.js";
 
 interface RawStatement {
   readonly reader: boolean;
@@ -61,8 +62,6 @@ function preparedOf(dataSource: DataSource, database: RawDatabase, sql: string):
   }
   return prepared;
 }
-
-const listensToQueries = (dataSource: DataSource) => dataSource.subscribers.some((s) => s.beforeQuery || s.afterQuery);
 
 /**
  * The rows of a SELECT as objects keyed by column name, or null where TypeORM's query() must run
