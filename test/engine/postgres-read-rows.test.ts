@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { Column, DataSource, type DataSourceOptions, Entity, PrimaryColumn } from "typeorm";
 import { PostgresQueryRunner } from "typeorm/driver/postgres/PostgresQueryRunner.js";
 import { toListAsync } from "../../lib/index.js";
-import { postgresInstant, readPostgresRows } from "../../lib/dialect/postgres/read-rows.js";
+import { postgresDateParser, postgresInstant, readPostgresRows } from "../../lib/dialect/postgres/read-rows.js";
 import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { countRunnerQueries } from "../support/query-logging.js";
 
@@ -48,6 +48,10 @@ const instantText = fc
   });
 
 describe("PostgreSQL: postgresInstant reads what postgres-date reads, the same Date", () => {
+  it("finds the function pg itself registers for timestamps and dates (else nothing would be read faster)", () => {
+    for (const oid of [1082, 1114, 1184]) assert.equal(postgresDateParser(), pgTypes.getTypeParser(oid, "text"), String(oid));
+  });
+
   it("for every text in and around its forms (fast-check), null only where postgres-date is left to read it", () => {
     fc.assert(
       fc.property(fc.oneof(instantText, fc.string({ maxLength: 30 }), fc.constantFrom("infinity", "-infinity", "2023-09-22", "2023-09-22 20:08:21", "2023-09-22 20:08:21.123456+00")), (text) => {
