@@ -3,7 +3,7 @@
 // mysql/read-rows.ts) and must otherwise be indistinguishable from DataSource.query().
 import { type DataSource, QueryFailedError } from "typeorm";
 
-/** A subscriber that listens to queries must see QueryLib's: then TypeORM's query() runs them. */
+/** A subscriber that listens to queries must see QueryLib's: then TypeORM's query() runs them (on every driver, SQLite's too). */
 export const listensToQueries = (dataSource: DataSource): boolean => dataSource.subscribers.some((s) => s.beforeQuery || s.afterQuery);
 
 export interface PooledRead<Connection> {

@@ -12,7 +12,7 @@ import { PostgresQueryRunner } from "typeorm/driver/postgres/PostgresQueryRunner
 import { toList, toListAsync } from "../../lib/index.js";
 import { readMysqlRows } from "../../lib/dialect/mysql/read-rows.js";
 import { readPostgresRows } from "../../lib/dialect/postgres/read-rows.js";
-import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { openIsolatedDatabase, openOnIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { countRunnerQueries, QueryListener, RecordingLogger, seenQueries } from "../support/query-logging.js";
 
 @Entity("pooled_item")
@@ -55,12 +55,12 @@ type Read = (dataSource: DataSource, sql: string, parameters: readonly unknown[]
 const targets = [
   {
     dialect: "postgres" as const, read: readPostgresRows as Read, runner: PostgresQueryRunner, placeholder: (n: number) => `$${n}`,
-    type: { type: "postgres" } as const, sleep: "SELECT pg_sleep($1) IS NULL AS slept", slept: [{ slept: false }],
+    sleep: "SELECT pg_sleep($1) IS NULL AS slept", slept: [{ slept: false }],
     failsAfterSleeping: "SELECT CASE WHEN pg_sleep($1) IS NOT NULL THEN (SELECT x FROM (VALUES (1), (2)) AS t(x)) ELSE 0 END AS v",
   },
   {
     dialect: "mariadb" as const, read: readMysqlRows as Read, runner: MysqlQueryRunner, placeholder: () => "?",
-    type: { type: "mariadb", charset: "utf8mb4" } as const, sleep: "SELECT SLEEP(?) AS slept", slept: [{ slept: 0 }],
+    sleep: "SELECT SLEEP(?) AS slept", slept: [{ slept: 0 }],
     failsAfterSleeping: "SELECT IF(SLEEP(?) = 0, (SELECT 1 UNION SELECT 2), 1) AS v",
   },
 ];
@@ -74,9 +74,7 @@ for (const target of targets) {
      * enums through TypeORM's query() (lib/dialect/mysql/native-enums.ts), once per DataSource.
      */
     const open = async (options: Partial<DataSourceOptions> = {}) => {
-      const dataSource = await new DataSource({
-        ...target.type, url: isolatedDatabaseUrl(target.dialect, database), entities: [PooledItem], logging: false, ...options,
-      } as DataSourceOptions).initialize();
+      const dataSource = await openOnIsolatedDatabase(target.dialect, database, [PooledItem], options);
       opened.push(dataSource);
       await toListAsync(dataSource.getRepository(PooledItem), filter as never);
       return dataSource;
@@ -193,9 +191,7 @@ describe("mariadb: QueryLib's reads keep TypeORM's enableQueryTimeout", () => {
     try {
       dataSource = await openIsolatedDatabase("mariadb", "querylib_pooled_read", [PooledItem]);
       await dataSource.destroy();
-      dataSource = await new DataSource({
-        type: "mariadb", url: isolatedDatabaseUrl("mariadb", "querylib_pooled_read"), entities: [PooledItem], logging: false, enableQueryTimeout: true, maxQueryExecutionTime: 100,
-      }).initialize();
+      dataSource = await openOnIsolatedDatabase("mariadb", "querylib_pooled_read", [PooledItem], { enableQueryTimeout: true, maxQueryExecutionTime: 100 });
     } catch (error) {
       skipIfUnavailable(this, error);
     }

@@ -13,7 +13,7 @@ import { Column, DataSource, type DataSourceOptions, Entity, PrimaryColumn } fro
 import { PostgresQueryRunner } from "typeorm/driver/postgres/PostgresQueryRunner.js";
 import { toListAsync } from "../../lib/index.js";
 import { postgresDateParser, postgresInstant, readPostgresRows } from "../../lib/dialect/postgres/read-rows.js";
-import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { openIsolatedDatabase, openOnIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { countRunnerQueries } from "../support/query-logging.js";
 
 const fromPg = createRequire(createRequire(import.meta.url).resolve("pg"));
@@ -141,9 +141,7 @@ const filter = { orders: [{ sort: 1, field: "id", direction: "Ascending" }], pag
 describe("PostgreSQL: QueryLib's reads with the connection's type parsers, timestamps read faster", () => {
   const opened: DataSource[] = [];
   const open = async (options: Partial<DataSourceOptions> = {}) => {
-    const dataSource = await new DataSource({
-      type: "postgres", url: isolatedDatabaseUrl("postgres", "querylib_read_rows"), entities: [Moment], logging: false, connectTimeoutMS: 5_000, ...options,
-    } as DataSourceOptions).initialize();
+    const dataSource = await openOnIsolatedDatabase("postgres", "querylib_read_rows", [Moment], options);
     opened.push(dataSource);
     return dataSource;
   };
@@ -181,6 +179,17 @@ describe("PostgreSQL: QueryLib's reads with the connection's type parsers, times
     assert.deepStrictEqual(fast, await dataSource.query(selectAll));
     assert.equal(fast[0]!.at, "timestamp 2023-09-22 20:08:21");
     assert.ok(fast[0]!.zoned instanceof Date);
+  });
+
+  it("a connection without getTypeParser (an application's own pg-like client) is read with its own parsers, not a TypeError", async () => {
+    const pg = fromPg("pg") as { Client: new (...args: unknown[]) => object };
+    class ClientWithoutParsers extends pg.Client {
+      getTypeParser = undefined;
+    }
+    const dataSource = await open({ extra: { Client: ClientWithoutParsers } });
+    const fast = (await readPostgresRows(dataSource, selectAll, []))!;
+    assert.deepStrictEqual(fast, await dataSource.query(selectAll));
+    assert.ok(fast[0]!.at instanceof Date);
   });
 
   it("QueryLib's page and COUNT are read without TypeORM's query(), with the entities TypeORM's find() gives", async () => {

@@ -223,10 +223,23 @@ export function isolatedDatabaseUrl(dialect: Exclude<Dialect, "sqlite">, databas
   return parsed.toString();
 }
 
-async function openRaw(dialect: Dialect, extra: { database?: string; entities?: Entities; synchronize?: boolean; dropSchema?: boolean }): Promise<DataSource> {
+/**
+ * Another DataSource on an isolated database that openIsolatedDatabase() made (its schema left as
+ * it is), with options of the test's own: a logger, subscribers, pool size, driver extras.
+ */
+export function openOnIsolatedDatabase(dialect: Exclude<Dialect, "sqlite">, database: string, entities: Entities, options: Partial<DataSourceOptions> = {}): Promise<DataSource> {
+  return openRaw(dialect, { database, entities, options });
+}
+
+async function openRaw(
+  dialect: Dialect,
+  extra: { database?: string; entities?: Entities; synchronize?: boolean; dropSchema?: boolean; options?: Partial<DataSourceOptions> },
+): Promise<DataSource> {
   const base = connectionOptions(dialect);
   const located = extra.database && dialect !== "sqlite" ? onDatabase(base, extra.database) : base;
-  const options = { ...located, entities: extra.entities ?? [], synchronize: extra.synchronize ?? false, dropSchema: extra.dropSchema ?? false, logging: false } as DataSourceOptions;
+  const options = {
+    ...located, entities: extra.entities ?? [], synchronize: extra.synchronize ?? false, dropSchema: extra.dropSchema ?? false, logging: false, ...extra.options,
+  } as DataSourceOptions;
   const dataSource = new DataSource(options);
   try {
     await dataSource.initialize();

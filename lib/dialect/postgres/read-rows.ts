@@ -23,8 +23,9 @@ interface TypeSource {
   getTypeParser(oid: number, format?: string): Parser;
 }
 
-interface PgClient extends Partial<TypeSource> {
-  query(config: { text: string; values: unknown[]; types: TypeSource }): Promise<{ rows: Record<string, unknown>[] }>;
+/** pg's Client and its native one alike; a driver module of the application's (TypeORM's `driver` option) may lack getTypeParser. */
+interface PgClient extends TypeSource {
+  query(config: { text: string; values: unknown[]; types?: TypeSource }): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
 let postgresDate: Parser | null | undefined;
@@ -77,14 +78,13 @@ export function postgresInstant(text: string): Date | null {
 /** A query's type parsers: the connection's own, with postgres-date's values read faster. */
 const typesOfClient = new WeakMap<PgClient, TypeSource>();
 
-function typesOf(client: PgClient, postgresDate: Parser, fallback: TypeSource): TypeSource {
+function typesOf(client: PgClient, postgresDate: Parser): TypeSource {
   let types = typesOfClient.get(client);
   if (!types) {
     const instant: Parser = (text) => postgresInstant(text) ?? postgresDate(text);
-    const own = typeof client.getTypeParser === "function" ? (client as TypeSource) : fallback;
     types = {
       getTypeParser(oid, format = "text") {
-        const parser = own.getTypeParser(oid, format);
+        const parser = client.getTypeParser(oid, format);
         return parser === postgresDate ? instant : parser;
       },
     };
@@ -99,12 +99,12 @@ function typesOf(client: PgClient, postgresDate: Parser, fallback: TypeSource): 
  */
 export function readPostgresRows(dataSource: DataSource, sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> | null {
   if (dataSource.options.type !== "postgres" || !dataSource.isInitialized || listensToQueries(dataSource)) return null;
-  const types = (dataSource.driver as { postgres?: { types?: TypeSource } }).postgres?.types;
   const parser = postgresDateParser();
-  if (!parser || !types) return null;
+  if (!parser) return null;
   const values = parameters as unknown[];
   return readOnPooledRunner<PgClient>(dataSource, sql, values, {
-    run: async (client) => (await client.query({ text: sql, values, types: typesOf(client, parser, types) })).rows,
+    // Without the connection's parsers to start from, its own (no per-query parsers at all).
+    run: async (client) => (await client.query(typeof client.getTypeParser === "function" ? { text: sql, values, types: typesOf(client, parser) } : { text: sql, values })).rows,
     slowAlsoWhenFailed: false,
   });
 }
