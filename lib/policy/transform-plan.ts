@@ -4,7 +4,8 @@
 // reordered or reinterpreted by anything the caller sent:
 // - forced predicates (QpForceWhere) become and(forced…, caller) around the caller's predicate,
 //   of a Filter, of a Summary and of every Segment set (a Segment without sets gets one: the
-//   forced predicate alone);
+//   forced predicate alone); a caller's comparison a forced Equal already makes true on every
+//   row is left out (implied-by-forced.ts);
 // - the group floor becomes a hidden COUNT(*) aggregate and and(count >= floor, caller's having),
 //   so totals and pages count only the groups returned;
 // - a request without a page gets the page the guard injects, and the projection becomes the
@@ -17,6 +18,7 @@ import type { EntityModel } from "../model/entity-model.js";
 import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
 import type { ShapePlan } from "../api/run-shape.js";
+import { withoutImplied } from "./implied-by-forced.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";
@@ -42,8 +44,12 @@ export function forcedPredicates(root: EntityModel, forced: readonly Condition[]
   return forced.map((condition, i) => buildCondition(root, condition, forcedWhere(i)));
 }
 
-/** and(forced…, caller): forced first, the caller's predicate as one item (never a flat merge). */
-function andForced(forced: readonly Predicate[], caller: Predicate | null): Predicate | null {
+/**
+ * and(forced…, caller): forced first, the caller's predicate as one item (never a flat merge),
+ * without the caller's comparisons the forced ones already make true (implied-by-forced.ts).
+ */
+function andForced(forced: readonly Predicate[], callerAsWritten: Predicate | null): Predicate | null {
+  const caller = withoutImplied(callerAsWritten, forced);
   const items = caller ? [...forced, caller] : [...forced];
   if (items.length === 0) return null;
   return items.length === 1 ? items[0]! : { kind: "and", items };
