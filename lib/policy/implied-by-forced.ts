@@ -79,11 +79,16 @@ function fold(p: Predicate, pins: ReadonlyMap<ColumnMember, readonly Pin[]>): Pr
   }
 }
 
-/** The caller's predicate without the comparisons the forced predicates make true (null: nothing left to test). */
-export function withoutImplied(caller: Predicate | null, forced: readonly Predicate[]): Predicate | null {
-  if (!caller || forced.length === 0) return caller;
+/**
+ * What removes from a caller's predicate the comparisons the forced predicates make true (null:
+ * nothing left to test); the pins are read once, for the Filter's predicate or every Segment set.
+ */
+export function withoutImpliedBy(forced: readonly Predicate[]): (caller: Predicate | null) => Predicate | null {
   const pins = pinsOf(forced);
-  if (pins.size === 0) return caller;
-  const folded = fold(caller, pins);
-  return folded === true ? null : folded;
+  if (pins.size === 0) return (caller) => caller;
+  return (caller) => {
+    if (!caller) return null;
+    const folded = fold(caller, pins);
+    return folded === true ? null : folded;
+  };
 }

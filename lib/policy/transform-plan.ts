@@ -18,7 +18,7 @@ import type { EntityModel } from "../model/entity-model.js";
 import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
 import type { ShapePlan } from "../api/run-shape.js";
-import { withoutImplied } from "./implied-by-forced.js";
+import { withoutImpliedBy } from "./implied-by-forced.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";
@@ -45,11 +45,10 @@ export function forcedPredicates(root: EntityModel, forced: readonly Condition[]
 }
 
 /**
- * and(forced…, caller): forced first, the caller's predicate as one item (never a flat merge),
- * without the caller's comparisons the forced ones already make true (implied-by-forced.ts).
+ * and(forced…, caller): forced first, the caller's predicate as one item (never a flat merge);
+ * `caller` is already without what the forced ones make true (implied-by-forced.ts).
  */
-function andForced(forced: readonly Predicate[], callerAsWritten: Predicate | null): Predicate | null {
-  const caller = withoutImplied(callerAsWritten, forced);
+function andForced(forced: readonly Predicate[], caller: Predicate | null): Predicate | null {
   const items = caller ? [...forced, caller] : [...forced];
   if (items.length === 0) return null;
   return items.length === 1 ? items[0]! : { kind: "and", items };
@@ -61,17 +60,18 @@ export function transformPlan(original: ShapePlan, additions: PlanAdditions, pre
   const planned = pagedAndProjected(original, additions);
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
   predicates ??= forcedPredicates(planned.plan.root, forced);
+  const implied = withoutImpliedBy(predicates);
   switch (planned.kind) {
     case "filter":
-      return { kind: "filter", plan: { ...planned.plan, where: andForced(predicates, planned.plan.where) } };
+      return { kind: "filter", plan: { ...planned.plan, where: andForced(predicates, implied(planned.plan.where)) } };
     case "segment": {
-      const sets = planned.plan.sets.map((set) => ({ ...set, where: andForced(predicates, set.where) }));
+      const sets = planned.plan.sets.map((set) => ({ ...set, where: andForced(predicates, implied(set.where)) }));
       // No set selects everything: the forced predicate applies as to a Filter without a group.
       if (sets.length === 0 && predicates.length > 0) sets.push({ intersection: null, where: andForced(predicates, null) });
       return { kind: "segment", plan: { ...planned.plan, sets } };
     }
     case "summary": {
-      const plan = { ...planned.plan, where: andForced(predicates, planned.plan.where) };
+      const plan = { ...planned.plan, where: andForced(predicates, implied(planned.plan.where)) };
       if (floor <= 1) return { kind: "summary", plan };
       const clash = plan.aggregates.findIndex((a) => a.alias.toLowerCase() === groupFloorAlias.toLowerCase());
       if (clash >= 0) fail(Codes.AggregationAliasesMustBeUnique, `alias "${groupFloorAlias}" is reserved for the group floor`, `groupBy.aggregateBy[${clash}].alias`);
