@@ -9,12 +9,12 @@ export interface IQpTokenVault {
   tokenize(scope: string, values: readonly string[]): Promise<ReadonlyMap<string, string>>;
 }
 
-/** What a vault's digest is computed over: the scope, a NUL, the value. */
-const digestInput = (scope: string, value: string) => `${scope}\u0000${value}`;
+/** What comes before the value in what a vault's digest is computed over: the scope and a NUL. */
+const digestPrefix = (scope: string) => `${scope}\u0000`;
 
 /** The digest under which a value is stored: HMAC-SHA256 with the vault's own key, hex. */
 export function vaultDigest(key: HmacSha256, scope: string, value: string): string {
-  return key.hex(digestInput(scope, value));
+  return key.hex(digestPrefix(scope) + value);
 }
 
 export const newToken = () => randomBytes(16).toString("hex");
@@ -35,11 +35,12 @@ export class QpInMemoryTokenVault implements IQpTokenVault {
     let tokens = this.scopes.get(scope);
     if (!tokens) this.scopes.set(scope, (tokens = new Map()));
     const result = new Map<string, string>();
+    const prefix = digestPrefix(scope);
     for (const value of values) {
       if (result.has(value)) continue;
       // A keyed digest of the same input as the stores', one compression for a short value: this
       // map never leaves the process, so HMAC's outer hash would buy nothing (see innerCompact).
-      const digest = this.key.innerCompact(digestInput(scope, value));
+      const digest = this.key.innerCompact(value, prefix);
       let token = tokens.get(digest);
       if (!token) tokens.set(digest, (token = newToken()));
       result.set(value, token);

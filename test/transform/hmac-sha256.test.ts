@@ -113,6 +113,18 @@ describe("HmacSha256: node:crypto's HMAC-SHA256, byte for byte", () => {
     }
   });
 
+  it("reads a prefix apart from the text as if the two were one text, on either side of every limit", () => {
+    const next = random(23);
+    const key = new HmacSha256("compact-key-000000");
+    for (const prefix of ["", "s", "customer.street\u0000", "p".repeat(54), "p".repeat(55), "é\u0000", "\ud800", textOf(30, next)]) {
+      for (const units of [0, 1, 3, 4, 20, 54, 55, 56, 64, maxInlineLength - 1, maxInlineLength, maxInlineLength + 1]) {
+        for (const text of ["q".repeat(units), textOf(units, next), `\udc00${"q".repeat(units)}`]) {
+          expect(key.innerCompact(text, prefix), `${JSON.stringify(prefix)} + ${units} units`).to.equal(key.innerCompact(prefix + text));
+        }
+      }
+    }
+  });
+
   it("gives vaults the digest they stored before: HMAC over scope, a NUL and the value, in three updates", () => {
     const next = random(7);
     const key = randomBytes(32);
