@@ -300,6 +300,15 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return this.run(shapeKindOf(shape), shape, true, getQueryString) as Promise<GuardedResult<T>>;
   }
 
+  /**
+   * A request of a kind the caller already knows (a route's), as JSON: parsed as that kind, and
+   * only when no cached plan answers it, so a repeated request is not parsed at all. The refusals
+   * are toListAsync's, in its order. QueryLibModule.forFeature's POST routes run their bodies here.
+   */
+  async toListAsyncOf(kind: ShapeKind, json: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
+    return this.run(kind, json, true, getQueryString) as Promise<GuardedResult<T>>;
+  }
+
   async toListAsyncDynamic(filter?: FilterInput | string | null, getQueryString = false): Promise<GuardedResult<Record<string, unknown>>> {
     return this.run("filter", filter, false, getQueryString) as Promise<GuardedResult<Record<string, unknown>>>;
   }

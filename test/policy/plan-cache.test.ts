@@ -4,7 +4,7 @@
 // a cached object — must return the caller's own rows; a hit must be observable (it is counted)
 // and give the same rows, totals and trace as the first run.
 import assert from "node:assert/strict";
-import { QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
+import { QpPolicyContext, QpSubjectKind, parseFilter, parseSegment, parseSummary } from "../../lib/index.js";
 import { Patient } from "./domain.js";
 import { type Guarded, type Shape, engineWith, guardedCaches, hitsDuring, assertTenant, convenience, cond, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
@@ -83,6 +83,41 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
       const groups = await run(ctx, context, summary);
       const expected = rows.length >= 5 ? [{ tenantId: tenant, n: rows.length }] : [];
       assert.deepEqual(groups.data, expected, `summary for ${tenant}`);
+    }
+  });
+
+  it("toListAsyncOf reads JSON as the kind it is told: toListAsync's rows, totals and trace, a hit on repeat, and another shape refused as that kind's parser refuses it", async () => {
+    const context = await tenantContext(convenience, "t-1");
+    const guard = () => ctx.guard(Patient, context);
+    const told = async (kind: "filter" | "segment" | "summary", json: unknown) => (await guard().toListAsyncOf(kind, json)) as unknown as Guarded<Row>;
+    const expected = await run(ctx, context, request());
+    await told("filter", request());
+    let again!: Guarded<Row>;
+    assert.equal(await hitsDuring(guardedCaches(context).plans, async () => (again = await told("filter", request()))), cached ? 1 : 0);
+    assert.deepEqual(again.data, expected.data);
+    assert.equal(again.totalCount, expected.totalCount);
+    assert.deepEqual(again.policy, expected.policy);
+    // A Segment and a Summary sent to a Filter route, and the other way round: each kind's own parser decides, whatever the members say.
+    const segment = { conditionSets: [{ sort: 1, conditionGroup: request().conditionGroup }] };
+    const summary = { groupBy: { fields: ["tenantId"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } };
+    for (const [kind, json, parser] of [["filter", segment, parseFilter], ["filter", summary, parseFilter], ["segment", request(), parseSegment], ["summary", segment, parseSummary]] as const) {
+      const refusal = (() => {
+        try {
+          parser(json);
+        } catch (error) {
+          return error as Error & { code?: string; path?: string };
+        }
+        return assert.fail(`${kind}: the parser accepts ${JSON.stringify(json)}`);
+      })();
+      for (let i = 0; i < 3; i++) {
+        await assert.rejects(() => told(kind, json), (error: Error & { code?: string; path?: string }) => error.name === refusal.name && error.code === refusal.code && error.path === refusal.path, `${kind} ${i}`);
+      }
+    }
+    // The same JSON under two kinds is two requests: a Filter's cached plan never answers the Summary route, which refuses it.
+    const both = whereShape(cond("name", "IsNotNull"));
+    for (let i = 0; i < 2; i++) await told("filter", both);
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(() => told("summary", both), (error: Error & { code?: string }) => error.code === "SummaryMustHasGroupBy", `summary ${i}`);
     }
   });
 
