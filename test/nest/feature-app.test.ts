@@ -294,6 +294,38 @@ describe("QueryLibModule.forFeature: a feature app with no query controller of i
       expect(capped.status, capped.text).to.equal(400);
       expect(capped.body).to.include({ code: "CapExceeded", errorCode: 9, path: "selects[0]" });
     });
+
+    it("reads each POST body as its route's shape, whatever its members say, on the first sighting and on repeats", async () => {
+      const claims = staff("t-1");
+      const segmentBody = { conditionSets: [{ sort: 1, conditionGroup: { conditions: [{ sort: 1, field: "name", dataType: "Text", operator: "IsNotNull", values: [] }] } }] };
+      const summaryBody = { groupBy: { fields: ["status"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } };
+      const filterBody = { conditionGroup: { conditions: [{ sort: 1, field: "name", dataType: "Text", operator: "IsNotNull", values: [] }] }, page: { pageNumber: 1, pageSize: 5 } };
+      const refusalOf = (parse: (json: unknown) => unknown, json: unknown) => {
+        try {
+          parse(json);
+        } catch (error) {
+          return error as { code: string; path?: string };
+        }
+        throw new Error(`the parser accepts ${JSON.stringify(json)}`);
+      };
+      for (const [path, body, parse] of [["/patients/filter", segmentBody, parseFilter], ["/patients/filter", summaryBody, parseFilter], ["/patients/segment", filterBody, parseSegment]] as const) {
+        const expected = refusalOf(parse, body);
+        for (let i = 0; i < 3; i++) {
+          const reply = await call(f.url, "POST", path, { body, claims });
+          expect(reply.status, `${path} ${i}: ${reply.text}`).to.equal(400);
+          expect(reply.body).to.include({ code: expected.code, path: expected.path });
+        }
+      }
+      // The Filter body answers on its own route, again and again (a cached plan from the second time).
+      for (let i = 0; i < 3; i++) {
+        const reply = await call(f.url, "POST", "/patients/filter", { body: filterBody, claims });
+        expect(reply.status, reply.text).to.equal(200);
+        expect(reply.body.data).to.have.length(5);
+      }
+      // Not a JSON object at all: refused before any shape is read.
+      const text = await call(f.url, "POST", "/patients/filter", { raw: "[]", claims });
+      expect(text.status, text.text).to.equal(400);
+    });
   });
 
   describeOnTargets("forFeature routes of the feature app", ["sqlite", "postgres", "mariadb"] as const, featureDatabase, (_target, dataSource: () => DataSource) => {
