@@ -119,6 +119,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
 
   /** A cached plan's audit events, again, with this run's time and subjects. */
   private replayed(events: readonly QpAuditEvent[]): QpAuditEvent[] {
+    if (events.length === 0) return []; // most plans audit nothing: no clock read for them
     const at = new Date().toISOString();
     return events.map((event) => ({ ...event, at, subjects: this.context.subjects }));
   }
