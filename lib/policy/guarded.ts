@@ -303,7 +303,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
 
   /**
    * A request of a kind the caller already knows (a route's), as JSON: parsed as that kind, and
-   * only when no cached plan answers it, so a repeated request is not parsed at all. The refusals
+   * only when no cached plan answers it (plans are kept from a request's second sighting). The refusals
    * are toListAsync's, in its order. QueryLibModule.forFeature's POST routes run their bodies here.
    */
   async toListAsyncOf(kind: ShapeKind, json: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
