@@ -36,6 +36,8 @@ export function renderHttpMarkdown(report: HttpReport): string {
     "",
     `### Targets (at ${top} concurrent connections)`,
     "",
+    "The verdicts of this run: medians of its runs per cell, which on a machine shared by the server, the database and the load generator cannot tell 0.9× from 1.0×. The verdicts that decide the throughput targets are the paired runner's (`npm run bench:http:paired`: docs/benchmarks/http-paired.md, quoted in \"Under load\" below).",
+    "",
     "| Target | Dialect | Measured | Verdict |",
     "|---|---|---|---|",
   );
