@@ -307,6 +307,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
    * are toListAsync's, in its order. QueryLibModule.forFeature's POST routes run their bodies here.
    */
   async toListAsyncOf(kind: ShapeKind, json: unknown, getQueryString = false): Promise<GuardedResult<T> | (SummaryResult & { policy: PolicyTrace })> {
+    // The kind becomes part of the plan cache's key and picks the parser: only the three there are.
+    if (kind !== "filter" && kind !== "segment" && kind !== "summary") fail(Codes.InvalidEnumValue, `toListAsyncOf: kind "${String(kind)}" must be "filter", "segment" or "summary"`, "kind");
     return this.run(kind, json, true, getQueryString) as Promise<GuardedResult<T>>;
   }
 

@@ -113,6 +113,10 @@ forEachPolicyTarget("Policy: the guarded plan cache", (ctx) => {
         await assert.rejects(() => told(kind, json), (error: Error & { code?: string; path?: string }) => error.name === refusal.name && error.code === refusal.code && error.path === refusal.path, `${kind} ${i}`);
       }
     }
+    // A kind that is none of the three is refused as such, before any parser or cache sees it.
+    for (const kind of ["Filter", "filter ", "", "__proto__", undefined]) {
+      await assert.rejects(() => told(kind as never, request()), (error: Error & { code?: string; path?: string }) => error.name === "LogicException" && error.code === "InvalidEnumValue" && error.path === "kind", String(kind));
+    }
     // The same JSON under two kinds is two requests: a Filter's cached plan never answers the Summary route, which refuses it.
     const both = whereShape(cond("name", "IsNotNull"));
     for (let i = 0; i < 2; i++) await told("filter", both);
