@@ -173,19 +173,17 @@ export class HmacSha256 {
   private innerAscii(text: string, prefix: string): boolean {
     const length = prefix.length + text.length;
     if (length > 55) return false;
+    const split = prefix.length;
     let word = 0;
     let i = 0;
-    for (let j = 0; j < prefix.length; j++, i++) {
-      const c = prefix.charCodeAt(j);
+    for (; i < length; i++) {
+      const c = i < split ? prefix.charCodeAt(i) : text.charCodeAt(i - split);
       if (c > 0x7f) return false;
       word = (word << 8) | c;
-      if ((i & 3) === 3) (w[i >>> 2] = word), (word = 0);
-    }
-    for (let j = 0; j < text.length; j++, i++) {
-      const c = text.charCodeAt(j);
-      if (c > 0x7f) return false;
-      word = (word << 8) | c;
-      if ((i & 3) === 3) (w[i >>> 2] = word), (word = 0);
+      if ((i & 3) === 3) {
+        w[i >>> 2] = word;
+        word = 0;
+      }
     }
     // 0x80 right after the text, zeros up to the last word: the bit length of key block + text.
     w[i >>> 2] = ((word << 8) | 0x80) << ((3 - (i & 3)) * 8);

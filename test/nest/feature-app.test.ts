@@ -325,6 +325,7 @@ describe("QueryLibModule.forFeature: a feature app with no query controller of i
       // Not a JSON object at all: refused before any shape is read.
       const text = await call(f.url, "POST", "/patients/filter", { raw: "[]", claims });
       expect(text.status, text.text).to.equal(400);
+      expect(text.body).to.include({ code: "InvalidRequestBody" });
     });
   });
 
