@@ -7,11 +7,51 @@ import { createRequire } from "node:module";
 import type RE2 from "re2";
 
 /**
- * Loaded at the first Regex mask, not with the library: re2 1.23.3 crashes the process when a second
- * thread (a worker) loads it, so a process whose threads never compile a Regex mask never loads it.
+ * The engine: the `re2` package, an optional peer dependency (a native addon, built or downloaded at
+ * install: most users never configure a Regex mask, so a plain `npm install querylib` builds nothing
+ * native). Chosen over re2-wasm and re2js by the figures in docs/TRANSFORMS.md, "Regex engine".
+ *
+ * Loaded when the first Regex mask is configured (a QpMask read, a Mask rule written or loaded), not
+ * with the library: re2 1.23.3 also crashes the process when a second thread (a worker) loads it, so
+ * a process whose threads never configure a Regex mask never loads it. Without it, configuring a
+ * Regex mask fails there, at startup, with RegexEngineMissing and the command to run, never at a query.
  */
+export type RegexEngineLoader = () => typeof RE2;
+const requireRe2: RegexEngineLoader = () => createRequire(import.meta.url)("re2") as typeof RE2;
+let loader: RegexEngineLoader = requireRe2;
 let engine: typeof RE2 | undefined;
-const linearEngine = (): typeof RE2 => (engine ??= createRequire(import.meta.url)("re2") as typeof RE2);
+
+/** What to tell a user whose Regex mask has no engine: the install command, and npm 11's install-script approval. */
+export const regexEngineInstruction =
+  "Regex masks need the optional peer dependency re2 (RE2, a native addon): run `npm install re2` " +
+  "(npm 11 also asks to allow its install script: `npm install-scripts approve re2`, or \"allowScripts\": { \"re2\": true } in package.json)";
+
+/** Thrown where a Regex mask is configured and the engine cannot be loaded. */
+export class RegexEngineMissing extends Error {
+  readonly code = "RegexEngineMissing";
+  constructor(readonly reason: string) {
+    super(`${regexEngineInstruction}; loading it failed: ${reason}`);
+    this.name = "RegexEngineMissing";
+  }
+}
+
+/** For tests: loads the engine with `next` from now on (undefined restores the real one); returns the previous loader. */
+export function setRegexEngineLoader(next: RegexEngineLoader | undefined): RegexEngineLoader {
+  const previous = loader;
+  loader = next ?? requireRe2;
+  engine = undefined;
+  return previous;
+}
+
+function linearEngine(): typeof RE2 {
+  if (engine) return engine;
+  try {
+    engine = loader();
+  } catch (error) {
+    throw new RegexEngineMissing((error as Error).message.split("\n")[0]!);
+  }
+  return engine;
+}
 
 /**
  * Values longer than this are masked Full without running the pattern. RE2's time is linear in the
@@ -29,15 +69,21 @@ export type MaskPattern = RE2;
  * it must be JavaScript syntax (what the documentation and String.prototype.replace describe) that
  * RE2 can also compile.
  */
-export function compileMaskPattern(pattern: string): { compiled: MaskPattern } | { problem: string } {
+export function compileMaskPattern(pattern: string): { compiled: MaskPattern } | { problem: string; missingEngine?: true } {
   try {
     // Syntax only: the pattern is never run by V8.
     new RegExp(pattern, "u");
   } catch (error) {
     return { problem: `it does not compile as a JavaScript pattern in Unicode mode: ${(error as Error).message}` };
   }
+  let Engine: typeof RE2;
   try {
-    return { compiled: new (linearEngine())(pattern, "gu") };
+    Engine = linearEngine();
+  } catch (error) {
+    return { problem: (error as Error).message, missingEngine: true };
+  }
+  try {
+    return { compiled: new Engine(pattern, "gu") };
   } catch (error) {
     return { problem: engineRefusal((error as Error).message) };
   }
@@ -72,7 +118,7 @@ function coldMillis(pattern: string, text: string, compiled: MaskPattern = new (
  * and a pattern whose measured cost on a maximal value exceeds maxRegexMillisPerValue. Used where
  * a pattern is admitted (QpMask read, Mask rule written, a stored rule loaded), not per query.
  */
-export function admitMaskPattern(pattern: string): { compiled: MaskPattern } | { problem: string } {
+export function admitMaskPattern(pattern: string): { compiled: MaskPattern } | { problem: string; missingEngine?: true } {
   const result = compileMaskPattern(pattern);
   if ("problem" in result) return result;
   let unused: MaskPattern | undefined = result.compiled;

@@ -7,7 +7,7 @@ import { characters } from "./characters.js";
 import { admitMaskPattern } from "./linear-regex.js";
 
 export interface MaskProblem {
-  readonly code: "UnknownMaskStrategy" | "MissingPattern" | "UnsafePattern" | "InvalidMaskChar" | "InvalidKeepCount" | "InvalidMinGroupSize" | "InvalidInferenceRisk";
+  readonly code: "UnknownMaskStrategy" | "MissingPattern" | "RegexEngineMissing" | "UnsafePattern" | "InvalidMaskChar" | "InvalidKeepCount" | "InvalidMinGroupSize" | "InvalidInferenceRisk";
   readonly message: string;
 }
 
@@ -17,6 +17,7 @@ export function maskOptionsProblem(o: MaskOptions): MaskProblem | null {
     if (typeof o.pattern !== "string" || !o.pattern) return { code: "MissingPattern", message: "QpMask Regex needs a pattern" };
     // Compiled here once more than needed: a refusal must come when the decorator is read or the rule written, not at the first query.
     const compiled = admitMaskPattern(o.pattern);
+    if ("problem" in compiled && compiled.missingEngine) return { code: "RegexEngineMissing", message: `QpMask Regex cannot run: ${compiled.problem}` };
     if ("problem" in compiled) return { code: "UnsafePattern", message: `QpMask Regex pattern /${o.pattern}/ is refused: ${compiled.problem}` };
   }
   // One user-perceived character, however many code units: "•", "🔒", a ZWJ emoji sequence, a flag.
