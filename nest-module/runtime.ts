@@ -6,6 +6,7 @@ import type { HttpAdapterHost, ModuleRef } from "@nestjs/core";
 import { isObservable, lastValueFrom } from "rxjs";
 import { DataSource } from "typeorm";
 import { type IQpAuditSink, QpConfigurationError, QpPolicyEngine, addQpPolicies } from "../lib/index.js";
+import { reworded } from "../lib/policy/options.js";
 import { bindPolicySection } from "../lib/policy/options.js";
 import { QpLoggerAuditSink } from "./audit-sinks.js";
 import { QpGroupCommitAuditSink } from "./audit-group-commit.js";
@@ -171,7 +172,7 @@ export async function createRuntime(options: QueryLibModuleOptions, adapterHost:
   } catch (error) {
     if (adapterHost) configuredApplications.delete(adapterHost);
     // Named for the module; its code and what it carries (the validator's problems, the linter's findings) kept.
-    if (error instanceof QpConfigurationError) throw Object.assign(new QpConfigurationError(`QueryLibModule: ${error.message}`, error.code), { ...error });
+    if (error instanceof QpConfigurationError) throw reworded(error, `QueryLibModule: ${error.message}`);
     throw error;
   }
   const audit = typeof options.audit === "object" ? options.audit : {};

@@ -11,7 +11,7 @@ import { aliasCollisions, classPolicyOf } from "./entity-policy.js";
 import { isTransformAttribute, transformChainOf } from "../transform/field-transforms.js";
 import { maskNeedsProblem } from "../transform/apply.js";
 import { PolicyErrorCode } from "../errors/policy-exception.js";
-import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
+import { type QpPolicyOptions, QpConfigurationError, configurationError, policyCodeOf } from "./options.js";
 
 export interface QpPolicyProblem {
   /** A PolicyErrorCode's name (the error a query would have met) or a configuration code. */
@@ -76,13 +76,16 @@ function forcedPredicateProblems(member: Member, owner: Function, topLevel: bool
 
 /** Throws one QpConfigurationError naming every problem (its code: the first problem's). */
 export function assertValidPolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault">): void {
-  const problems = validatePolicy(options);
-  if (problems.length === 0) return;
+  // Problems with a policy code first (stable otherwise): the error's code is the first one's, so
+  // a MissingHashSalt (21) or MissingTokenVault (22) makes it a PolicyException with that errorCode.
+  const all = validatePolicy(options);
+  if (all.length === 0) return;
+  const problems = [...all.filter((p) => policyCodeOf(p.code) !== undefined), ...all.filter((p) => policyCodeOf(p.code) === undefined)];
   // One problem reads as itself; several as a list, each with its code and place.
   const message = problems.length === 1
     ? problems[0]!.message
     : `the policy has ${problems.length} configuration problems:\n${problems.map((p) => `- ${p.code} at ${p.where}: ${p.message}`).join("\n")}`;
-  throw Object.assign(new QpConfigurationError(message, problems[0]!.code), { problems });
+  throw Object.assign(configurationError(message, problems[0]!.code), { problems });
 }
 
 /** The members of one scope; returns the entities its navigations lead to. */

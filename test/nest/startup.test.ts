@@ -4,12 +4,19 @@
 // from @nestjs/config, with several independent applications in one process.
 import { expect } from "chai";
 import { ConfigModule, ConfigService } from "@nestjs/config";
-import { MaskStrategy, QpMask, QpPolicy, QpTier } from "../../lib/index.js";
+import { MaskStrategy, PolicyException, QpConfigurationError, QpMask, QpPolicy, QpTier } from "../../lib/index.js";
 import { Column, Entity, PrimaryColumn } from "typeorm";
 import { resetDefaultPolicyEngineForTests } from "../../lib/policy/engine.js";
 import { Injectable } from "@nestjs/common";
 import { QueryLibModule, type QueryLibModuleOptions, QueryLibService, mapQpPolicyAdmin } from "../../nest-module/index.js";
 import { accountsDatabase, call, callers, closeDatabases, defaultModuleOptions, startTestApp, startupError } from "./support.js";
+
+/** A Hash mask: the module needs a hashSalt. */
+@Entity("startup_hashed_thing")
+class HashedThing {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 80 }) ref!: string;
+}
 
 /** A masked field left orderable and filterable by anything: error-level lint findings. */
 @Entity("startup_lint_thing")
@@ -30,6 +37,16 @@ describe("querylib/nest startup", function () {
   });
 
   after(closeDatabases);
+
+  it("a Hash mask without hashSalt fails startup as a PolicyException with errorCode 21 (issue #41), named for the module", async () => {
+    const error = await startupError({ module: { configure: (options) => { options.entities.expose(HashedThing, "hashed"); } } });
+    expect(error).to.be.instanceOf(PolicyException);
+    expect(error).to.be.instanceOf(QpConfigurationError);
+    expect((error as PolicyException).errorCode).to.equal(21);
+    expect((error as PolicyException).code).to.equal("MissingHashSalt");
+    expect(error.message).to.equal("QueryLibModule: QpMask on HashedThing.ref hashes values; set hashSalt (at least 16 characters)");
+    expect((error as Error & { problems?: unknown[] }).problems).to.have.length(1);
+  });
 
   const failsWith = async (options: Parameters<typeof startupError>[0], pattern: RegExp) => {
     const error = await startupError(options);

@@ -7,7 +7,9 @@
 import "reflect-metadata";
 import { expect } from "chai";
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from "typeorm";
-import { MaskStrategy, Operator, QpAlias, QpConfigurationError, QpEntityCatalogue, QpForceWhere, QpInMemoryTokenVault, QpMask, QpPolicyEngine, QpTruncate } from "../../lib/index.js";
+import {
+  MaskStrategy, Operator, PolicyErrorCode, PolicyException, QpAlias, QpConfigurationError, QpEntityCatalogue, QpForceWhere, QpInMemoryTokenVault, QpMask, QpPolicyEngine, QpTruncate,
+} from "../../lib/index.js";
 import { type QpPolicyProblem, validatePolicy } from "../../lib/policy/validate-policy.js";
 import { PolicyEffect, QpSubjectKind, RuleRejected } from "../../lib/index.js";
 import { expectLogicError } from "../rules/support.js";
@@ -36,6 +38,21 @@ class VoManyProblems {
 class VoOneProblem {
   @PrimaryColumn({ type: "int" }) id!: number;
   @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 40 }) ref!: string;
+}
+
+@Entity("vo_token_problem")
+class VoTokenProblem {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Tokenize }) @Column({ type: "varchar", length: 40 }) card!: string;
+}
+
+@Entity("vo_mixed_problems")
+class VoMixedProblems {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  /** A configuration code (found first in member order)… */
+  @QpMask({ strategy: MaskStrategy.Full }) @Column({ type: "int" }) amount!: number;
+  /** …and a policy code: the error is still a PolicyException with errorCode 22. */
+  @QpMask({ strategy: MaskStrategy.Tokenize }) @Column({ type: "varchar", length: 40 }) card!: string;
 }
 
 class VoPlace {
@@ -95,6 +112,48 @@ describe("The policy validated once, at startup (issue #19)", () => {
     const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoOneProblem) }));
     expect(error.code).to.equal("MissingHashSalt");
     expect(error.message).to.equal("QpMask on VoOneProblem.ref hashes values; set hashSalt (at least 16 characters)");
+  });
+
+  // Issue #41: TYPESCRIPT-API.md gives every policy code 1-22 to PolicyException with a numeric
+  // errorCode; a handler that catches PolicyException by errorCode must meet 21 and 22 raised at startup.
+  const catchByErrorCode = (action: () => unknown): number | "not a PolicyException" => {
+    try {
+      action();
+    } catch (error) {
+      if (error instanceof PolicyException) return error.errorCode;
+      return "not a PolicyException";
+    }
+    throw new Error("the engine was built");
+  };
+
+  it("MissingHashSalt at startup is a PolicyException with errorCode 21 (and still a QpConfigurationError, same message)", () => {
+    expect(catchByErrorCode(() => new QpPolicyEngine({ entities: exposing(VoOneProblem) }))).to.equal(PolicyErrorCode.MissingHashSalt);
+    const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoOneProblem) }));
+    expect(error).to.be.instanceOf(PolicyException);
+    expect((error as unknown as PolicyException).errorCode).to.equal(21);
+    expect(error.code).to.equal("MissingHashSalt");
+    expect(error.name).to.equal("QpConfigurationError");
+    expect(error.message).to.equal("QpMask on VoOneProblem.ref hashes values; set hashSalt (at least 16 characters)");
+  });
+
+  it("MissingTokenVault at startup is a PolicyException with errorCode 22", () => {
+    expect(catchByErrorCode(() => new QpPolicyEngine({ entities: exposing(VoTokenProblem), hashSalt: SALT }))).to.equal(PolicyErrorCode.MissingTokenVault);
+    const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoTokenProblem), hashSalt: SALT }));
+    expect(error.code).to.equal("MissingTokenVault");
+    expect(error.message).to.equal("QpMask on VoTokenProblem.card tokenizes values; set tokenVault");
+  });
+
+  it("among several problems, those with a policy code come first: the error is a PolicyException with the first one's errorCode", () => {
+    expect(catchByErrorCode(() => new QpPolicyEngine({ entities: exposing(VoMixedProblems), hashSalt: SALT }))).to.equal(PolicyErrorCode.MissingTokenVault);
+    const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoMixedProblems), hashSalt: SALT }));
+    expect(error.problems.map((p) => p.code)).to.deep.equal(["MissingTokenVault", "MaskNeedsTextMember"]);
+    expect(error.code).to.equal("MissingTokenVault");
+  });
+
+  it("a problem without a policy code stays a plain QpConfigurationError, not a PolicyException", () => {
+    const error = refusal(() => new QpPolicyEngine({ entities: exposing(VoReached) }));
+    expect(error.code).to.equal("MaskNeedsTextMember");
+    expect(error).to.not.be.instanceOf(PolicyException);
   });
 
   it("an engine with nothing exposed starts; its entities are checked at their first guarded use, as before", () => {
