@@ -1,8 +1,8 @@
 // HTTP status and JSON body of every error the admin API (and a host's guarded query endpoints)
 // can meet. The body is always `{ code, errorCode?, message, path?, errors? }`; a stack trace
 // never leaves the process.
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from "@nestjs/common";
-import { HttpAdapterHost } from "@nestjs/core";
+import { type ArgumentsHost, BadRequestException, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from "@nestjs/common";
+import { BaseExceptionFilter, HttpAdapterHost } from "@nestjs/core";
 import { LogicException, PolicyErrorCode, PolicyException, QpConfigurationError, RuleRejected, UnknownEntity } from "../lib/index.js";
 import { QpClaimsError } from "./claims.js";
 
@@ -105,5 +105,91 @@ export class QpExceptionFilter implements ExceptionFilter {
     const adapter = this.adapterHost?.httpAdapter;
     if (adapter) adapter.reply(response, body, status);
     else response.status(status).json(body);
+  }
+}
+
+/**
+ * A request body the adapter's JSON parser refused, as Nest maps it (a BadRequestException with
+ * the same status, body and cause), marked so that QueryLibModule's global filter can tell it
+ * apart: body parsing runs before routing, so no controller's filter sees it.
+ */
+export class QpBodyParseError extends BadRequestException {
+  constructor(mapped: HttpException, readonly parseFailure: unknown) {
+    super(mapped.getResponse() as object, { cause: parseFailure });
+  }
+}
+
+/** body-parser's error for a body that is not JSON (type "entity.parse.failed"; a SyntaxError with status 400). */
+const isParseFailure = (error: unknown) =>
+  error instanceof Error && ((error as { type?: unknown }).type === "entity.parse.failed" || (error instanceof SyntaxError && (error as { status?: unknown }).status === 400));
+
+const marked = new WeakSet<object>();
+
+/**
+ * Wraps the adapter's mapException (Nest 12's Express and Fastify adapters map what a parser
+ * middleware throws there) so that a JSON parse failure becomes a QpBodyParseError: every other
+ * filter sees the same BadRequestException as before. Without mapException (another adapter)
+ * nothing changes.
+ */
+export function markBodyParseErrors(adapter: unknown): void {
+  const target = adapter as { mapException?: (error: unknown) => unknown } | null;
+  if (!target || typeof target.mapException !== "function" || marked.has(target)) return;
+  marked.add(target);
+  const original = target.mapException.bind(target);
+  target.mapException = (error: unknown) => {
+    const mapped = original(error);
+    return isParseFailure(error) && mapped instanceof HttpException && mapped.getStatus() === HttpStatus.BAD_REQUEST ? new QpBodyParseError(mapped, error) : mapped;
+  };
+}
+
+/** The path of a request, without its query string, slashes trimmed, lower case (Express routes ignore case). */
+function requestPath(request: { originalUrl?: string; url?: string }): string {
+  const url = request.originalUrl ?? request.url ?? "";
+  const at = url.indexOf("?");
+  return (at < 0 ? url : url.slice(0, at)).replace(/^\/+|\/+$/g, "").toLowerCase();
+}
+
+/** What QueryLibModule's global filter needs of its module: the routes it mounted. */
+export interface QpOwnRoutes {
+  readonly features: readonly { readonly path: string; readonly shapes: readonly string[] }[];
+  readonly admin: { readonly routePrefix: string } | null;
+}
+
+/** True when the request is for a route QueryLibModule mounted (forFeature's, the admin API), under any global prefix. */
+export function isQueryLibRoute(routes: QpOwnRoutes, request: { originalUrl?: string; url?: string }): boolean {
+  const path = requestPath(request);
+  const under = (prefix: string) => prefix !== "" && (path === prefix || path.startsWith(`${prefix}/`) || path.endsWith(`/${prefix}`) || path.includes(`/${prefix}/`));
+  if (routes.admin && under(routes.admin.routePrefix.replace(/^\/+|\/+$/g, "").toLowerCase())) return true;
+  return routes.features.some((route) => route.shapes.some((shape) => {
+    const full = `${route.path}/${shape}`.replace(/^\/+/, "").toLowerCase();
+    return path === full || path.endsWith(`/${full}`);
+  }));
+}
+
+/**
+ * QueryLibModule's global filter (APP_FILTER): QueryLib's own errors, wherever its decorators and
+ * services are used (a hand-written handler with @QpFilter() and @QpContext() needs no
+ * @UseFilters), answered as QpExceptionFilter answers them: LogicException and PolicyException,
+ * QpHttpError, QpClaimsError; and a malformed JSON body on one of the module's routes (400
+ * InvalidJson). Nothing else reaches it (@Catch names those classes), and a malformed body on the
+ * host's own routes gets Nest's default answer. Filters the host puts on a controller or method,
+ * or installs with app.useGlobalFilters, are asked first, as Nest orders filters.
+ */
+@Catch(LogicException, QpHttpError, QpClaimsError, QpBodyParseError)
+export class QpModuleExceptionFilter extends BaseExceptionFilter {
+  constructor(private readonly routes: QpOwnRoutes, private readonly adapterHostOf: HttpAdapterHost) {
+    super(adapterHostOf.httpAdapter);
+  }
+
+  override catch(error: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== "http") throw error;
+    if (error instanceof QpBodyParseError && !isQueryLibRoute(this.routes, host.switchToHttp().getRequest())) {
+      super.catch(error, host);
+      return;
+    }
+    const { status, body } = error instanceof QpBodyParseError
+      ? { status: HttpStatus.BAD_REQUEST, body: { code: "InvalidJson", message: "InvalidJson: the request body is not valid JSON" } }
+      : httpErrorOf(error);
+    this.adapterHostOf.httpAdapter.reply(host.switchToHttp().getResponse(), body, status);
   }
 }

@@ -17,7 +17,7 @@ export {
   QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, QpAuditEventRecord, isTransientAuditFailure, type QpTypeOrmAuditSinkOptions,
 } from "./audit-sinks.js";
 export { QpGroupCommitAuditSink, type QpGroupCommitOptions } from "./audit-group-commit.js";
-export { QpExceptionFilter, QpHttpError, httpErrorOf, policyStatus, type QpErrorBody } from "./errors.js";
+export { QpExceptionFilter, QpModuleExceptionFilter, QpBodyParseError, QpHttpError, httpErrorOf, policyStatus, type QpErrorBody } from "./errors.js";
 export { currentScope, scopeOf, type QpRequestScope } from "./request-scope.js";
 export { QpRuntime, type QpResolvedAdmin, type QpAdminLevel } from "./runtime.js";
 export { QP_RUNTIME, QUERYLIB_MODULE_OPTIONS } from "./tokens.js";

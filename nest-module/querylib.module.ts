@@ -5,11 +5,11 @@
 // forRoot or beside forRootAsync's factory it becomes a Nest controller, returned by the factory
 // it is mapped on the HTTP adapter while the application initializes (same routes and behaviour).
 import { ConfigurableModuleBuilder, type DynamicModule, Module } from "@nestjs/common";
-import { APP_INTERCEPTOR, HttpAdapterHost, ModuleRef } from "@nestjs/core";
+import { APP_FILTER, APP_INTERCEPTOR, HttpAdapterHost, ModuleRef } from "@nestjs/core";
 import { QpConfigurationError } from "../lib/index.js";
 import { createAdminController, QpAdminGuard } from "./admin/controller.js";
 import { QpAuditInterceptor } from "./audit.js";
-import { QpExceptionFilter } from "./errors.js";
+import { QpExceptionFilter, QpModuleExceptionFilter } from "./errors.js";
 import { type QpFeatureEntity, type QpFeatureOptions, featureModule } from "./feature.js";
 import { type QpAdminOptions, type QueryLibModuleOptions, normalizeRoutePrefix, defaultRoutePrefix } from "./options.js";
 import { QP_ADMIN_MODE, type QpAdminMode, QueryLibService } from "./querylib.service.js";
@@ -54,6 +54,8 @@ function queryLibDefinition(definition: DynamicModule, admin: QpAdminOptions | u
       QpExceptionFilter,
       QpAuditInterceptor,
       { provide: APP_INTERCEPTOR, inject: [QP_RUNTIME], useFactory: (runtime: QpRuntime) => new QpAuditInterceptor(runtime) },
+      // QueryLib's own errors answered wherever its decorators and service are used, without @UseFilters (issue #41).
+      { provide: APP_FILTER, inject: [QP_RUNTIME, HttpAdapterHost], useFactory: (runtime: QpRuntime, host: HttpAdapterHost) => new QpModuleExceptionFilter(runtime, host) },
     ],
     exports: [QueryLibService, QP_RUNTIME, QpAuditInterceptor],
   };

@@ -11,7 +11,7 @@ import { bindPolicySection } from "../lib/policy/options.js";
 import { QpLoggerAuditSink } from "./audit-sinks.js";
 import { QpGroupCommitAuditSink } from "./audit-group-commit.js";
 import type { QpClaimsOptions } from "./claims.js";
-import { QpHttpError } from "./errors.js";
+import { QpHttpError, markBodyParseErrors } from "./errors.js";
 import type { QpFeatureRoute } from "./feature.js";
 import { type QpAdminOptions, type QpAuthorizationPolicy, type QueryLibModuleOptions, checkAdminOptions, checkModuleOptions, normalizeRoutePrefix } from "./options.js";
 
@@ -159,6 +159,7 @@ export async function createRuntime(options: QueryLibModuleOptions, adapterHost:
       );
     }
     configuredApplications.add(adapterHost);
+    markBodyParseErrors(adapterHost.httpAdapter);
   }
   let engine: QpPolicyEngine;
   // Startup lint findings go to Nest's logger; the claims mapping says which context values exist

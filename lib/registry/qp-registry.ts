@@ -124,6 +124,11 @@ class QpMetadataRegistry {
     }
     return null;
   }
+
+  /** True when a decorator of this copy of QueryLib recorded something on the class or an ancestor. */
+  knows(target: Function): boolean {
+    return lineage(target).some((c) => this.classes.has(c));
+  }
 }
 
 function lineage(target: Function): Function[] {
@@ -133,4 +138,23 @@ function lineage(target: Function): Function[] {
 }
 
 export const qpRegistry = new QpMetadataRegistry();
+
+/**
+ * Every copy of QueryLib loaded in the process, with the file its registry was loaded from: an
+ * application with two copies in node_modules (one its entities' decorators imported, another the
+ * linter runs from) records its decorators in one registry and lints with the other, which would
+ * see no policy at all. The command-line linter looks here to say so instead (lib/cli/querylib.ts).
+ */
+export interface QpLoadedCopy {
+  readonly registryUrl: string;
+  readonly registry: { knows(target: Function): boolean };
+}
+const copiesKey = Symbol.for("querylib.loadedCopies");
+const copies: QpLoadedCopy[] = ((globalThis as Record<symbol, unknown>)[copiesKey] ??= []) as QpLoadedCopy[];
+copies.push({ registryUrl: import.meta.url, registry: qpRegistry });
+
+/** The copies of QueryLib loaded in this process (this one included). */
+export function loadedQueryLibCopies(): readonly QpLoadedCopy[] {
+  return copies;
+}
 export type { QpMetadataRegistry };
