@@ -535,6 +535,16 @@ export class Sanitizer {
     group.subConditionGroups.forEach((sub, i) => this.protectedHaving(sub, aggregates, `${where}.subConditionGroups[${i}]`));
   }
 
+  /**
+   * The group floor applies to this Summary: one entry, the same whether the floor withheld no
+   * group, some or all of them (it runs in SQL; nothing here knows, and a count of withheld groups
+   * would tell a caller about rows it may not see), so a result with `data: []` says why it may be empty.
+   */
+  recordFloor(): void {
+    this.record("groupBy", "Group", PolicyAction.Injected, { level: null, source: "group floor (caps.minGroupSize, a decorator's minGroupSize)" }, true,
+      "groups smaller than the group floor are withheld; totals and pages count only the groups returned");
+  }
+
   /** A Having that asks only for groups below the floor: thrown, or traced in a dry run. */
   refuseGroupTooSmall(field: string, message: string): void {
     this.refuse(PolicyErrorCode.GroupTooSmall, message, "having", field, "Group", null);
@@ -678,6 +688,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   if (floor > 1) {
     const tooSmall = floorRequestProblem(having, groupBy!.aggregateBy, floor);
     if (tooSmall) s.refuseGroupTooSmall(tooSmall.field, tooSmall.message);
+    s.recordFloor();
   }
   s.injectForced();
   return s.finish(getQueryString, undefined, keyRenames, floor);

@@ -775,6 +775,39 @@ forEachTransformTarget("Guarded transforms", (ctx) => {
       expect(singles.totalCount).to.equal(0);
     });
 
+    // Issue #41: an empty answer said nothing of why. The entry says the floor applies and nothing
+    // more: it is the same whether the floor withheld all groups, some or none (a count of withheld
+    // groups would itself tell a caller about rows it may not see).
+    const floorEntry = {
+      field: "groupBy", feature: "Group", action: "Injected", level: null, source: "group floor (caps.minGroupSize, a decorator's minGroupSize)", enforced: true,
+      reason: "groups smaller than the group floor are withheld; totals and pages count only the groups returned",
+    };
+    const floorEntries = (result: { policy: { entries: readonly object[] } }) => result.policy.entries.filter((e) => (e as { field: string }).field === "groupBy");
+
+    it("all groups below the floor: the trace says the group floor applies (issue #41)", async () => {
+      const context = await contextOf(engineWith());
+      const result = await ctx.run(TrHolder, context, byRegion({ conditionGroup: where(cond("region", "In", ["East", "West"])) }));
+      expect(result.data).to.deep.equal([]);
+      expect(floorEntries(result)).to.deep.equal([floorEntry]);
+    });
+
+    it("the floor's entry is identical whether it withheld all groups, some or none: it reveals nothing of the rows (issue #41)", async () => {
+      const context = await contextOf(engineWith());
+      const all = await ctx.run(TrHolder, context, byRegion({ conditionGroup: where(cond("region", "In", ["East", "West"])) }));
+      const some = await ctx.run(TrHolder, context, byRegion());
+      const none = await ctx.run(TrHolder, context, byRegion({ conditionGroup: where(cond("region", "In", ["North", "South"])) }));
+      expect([all.totalCount, some.totalCount, none.totalCount]).to.deep.equal([0, 2, 2]);
+      for (const result of [all, some, none]) expect(floorEntries(result)).to.deep.equal([floorEntry]);
+      expect(JSON.stringify(all.policy.entries)).to.equal(JSON.stringify(none.policy.entries));
+    });
+
+    it("no floor entry when the floor is off (caps.minGroupSize 1, no decorator floor) or the Summary has no groups", async () => {
+      const off = await ctx.run(TrHolder, await contextOf(engineWith({ caps: { minGroupSize: 1 } })), byRegion());
+      expect(floorEntries(off)).to.deep.equal([]);
+      const ungrouped = await ctx.run(TrHolder, await contextOf(engineWith()), { conditionGroup: where(cond("region", "In", ["North"])) });
+      expect(floorEntries(ungrouped)).to.deep.equal([]);
+    });
+
     it("caps.minGroupSize 1 switches the floor off", async () => {
       const context = await contextOf(engineWith({ caps: { minGroupSize: 1 } }));
       const result = await ctx.run(TrHolder, context, byRegion());
