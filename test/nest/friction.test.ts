@@ -3,12 +3,14 @@
 // filter of their own), with what it answered before and what it answers now.
 import "reflect-metadata";
 import { expect } from "chai";
-import { Controller, Get, HttpCode, Module, NotFoundException, Post } from "@nestjs/common";
+import { readFileSync } from "node:fs";
+import { type CanActivate, Controller, type ExecutionContext, Get, HttpCode, Injectable, Module, NotFoundException, Post } from "@nestjs/common";
+import { DocumentBuilder, SwaggerModule } from "@nestjs/swagger";
 import { NestFactory } from "@nestjs/core";
 import type { INestApplication } from "@nestjs/common";
 import { DataSource, type Repository } from "typeorm";
 import { type Filter, type QpPolicyContext } from "../../lib/index.js";
-import { QpContext, QpFilter, QueryLibModule, QueryLibService } from "../../nest-module/index.js";
+import { QpContext, QpFilter, QueryLibModule, QueryLibService, mergeQueryLibOpenApi } from "../../nest-module/index.js";
 import { Account, accountsDatabase, call, callers, closeDatabases, testAuthentication } from "./support.js";
 
 /** The README's hand-written handler, as written: no @UseFilters. */
@@ -55,7 +57,7 @@ async function start(dataSource: DataSource, module: Record<string, unknown> = {
     providers: [{ provide: DataSource, useValue: dataSource }],
   })
   class AppModule {}
-  const app = await NestFactory.create(AppModule, { logger: false });
+  const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
   app.use(testAuthentication);
   await app.listen(0, "127.0.0.1");
   const { port } = app.getHttpServer().address() as { port: number };
@@ -145,5 +147,127 @@ describe("issue #41: a malformed JSON body on a forFeature route (default NestFa
     const reply = await call(url, "POST", "/API/Accounts/filter?x=1", { claims: callers.member, raw: "{" });
     expect(reply.status, reply.text).to.equal(400);
     expect(reply.body.code).to.equal("InvalidJson");
+  });
+});
+
+// ---- the admin routes: which options enable them (the README's forRoot example) --------------
+
+@Injectable()
+class AdminReadGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const roles = context.switchToHttp().getRequest<{ user?: { roles?: string[] } }>().user?.roles ?? [];
+    return roles.includes("reader") || roles.includes("writer");
+  }
+}
+
+@Injectable()
+class AdminWriteGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return (context.switchToHttp().getRequest<{ user?: { roles?: string[] } }>().user?.roles ?? []).includes("writer");
+  }
+}
+
+describe("issue #41: the admin routes, as the README's forRoot example configures them", () => {
+  after(closeDatabases);
+  const features = () => [QueryLibModule.forFeature([{ entity: Account, path: "api/accounts" }])];
+
+  it("without admin, every /qp-admin route is 404, /qp-admin/openapi included (what the README now says)", async () => {
+    const { app, url } = await start(await accountsDatabase(), {}, features());
+    try {
+      for (const path of ["/qp-admin/openapi", "/qp-admin/health", "/qp-admin/lint"]) {
+        expect((await call(url, "GET", path, { claims: callers.reader })).status, path).to.equal(404);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("with admin { readPolicy, writePolicy } as the README shows: openapi answers a reader with the forFeature routes, 403 a member", async () => {
+    const { app, url } = await start(await accountsDatabase(), {
+      authorizationPolicies: { qpRead: AdminReadGuard, qpWrite: AdminWriteGuard },
+      admin: { readPolicy: "qpRead", writePolicy: "qpWrite" },
+    }, features());
+    try {
+      const reply = await call(url, "GET", "/qp-admin/openapi", { claims: callers.reader });
+      expect(reply.status, reply.text).to.equal(200);
+      expect(Object.keys(reply.body.paths)).to.include.members(["/api/accounts/filter", "/api/accounts/segment", "/api/accounts/summary"]);
+      expect((await call(url, "GET", "/qp-admin/openapi", { claims: callers.member })).status).to.equal(403);
+      expect((await call(url, "GET", "/qp-admin/health", { claims: callers.reader })).status).to.equal(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("admin with a readPolicy alone does not start: the message names writePolicy and allowAnonymousAccess (never a silent 404)", async () => {
+    let caught: unknown;
+    try {
+      const { app } = await start(await accountsDatabase(), { authorizationPolicies: { qpRead: AdminReadGuard }, admin: { readPolicy: "qpRead" } }, features());
+      await app.close();
+    } catch (error) {
+      caught = error;
+    }
+    expect(String((caught as Error)?.message)).to.match(/admin\.writePolicy is missing: the admin API needs both readPolicy and writePolicy.*allowAnonymousAccess: true/);
+  });
+});
+
+// ---- docs/NESTJS.md's OpenAPI recipe, run as written -------------------------------------------
+
+const nestDoc = readFileSync(new URL("../../../docs/NESTJS.md", import.meta.url), "utf8");
+/** The ts block of the "### OpenAPI" section. */
+const openApiRecipe = (() => {
+  const section = nestDoc.slice(nestDoc.indexOf("### OpenAPI"));
+  return /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+})();
+
+describe("issue #41: docs/NESTJS.md's OpenAPI recipe with @nestjs/swagger, under Nest 12", () => {
+  after(closeDatabases);
+
+  async function appModule() {
+    const dataSource = await accountsDatabase();
+    @Module({
+      imports: [
+        QueryLibModule.forRoot({ configure: (o) => { o.entities.expose(Account, "customers"); }, claims: { valueClaims: { tenantId: "tenant" } }, dataSource }),
+        QueryLibModule.forFeature([{ entity: Account, path: "api/accounts" }]),
+      ],
+      controllers: [ReadmeController],
+      providers: [{ provide: DataSource, useValue: dataSource }],
+    })
+    class AppModule {}
+    return AppModule;
+  }
+
+  it("the recipe as written (listen's port aside) serves /docs-json with the forFeature routes and the host's own, and /docs", async () => {
+    expect(openApiRecipe).to.include("SwaggerModule.setup(\"docs\", app, () => mergeQueryLibOpenApi(");
+    const listen = "await app.listen(3000);";
+    expect(openApiRecipe.split(listen)).to.have.length(2);
+    const code = `${openApiRecipe.replace(listen, "await app.listen(0, \"127.0.0.1\");")}\nreturn app;`;
+    const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<INestApplication>;
+    const quietNest = { create: (module: unknown) => NestFactory.create(module as never, { logger: false, abortOnError: false }) };
+    const run = new AsyncFunction("NestFactory", "AppModule", "SwaggerModule", "DocumentBuilder", "mergeQueryLibOpenApi", code);
+    const app = await run(quietNest, await appModule(), SwaggerModule, DocumentBuilder, mergeQueryLibOpenApi);
+    try {
+      const { port } = app.getHttpServer().address() as { port: number };
+      const json = await call(`http://127.0.0.1:${port}`, "GET", "/docs-json");
+      expect(json.status, json.text).to.equal(200);
+      expect(Object.keys(json.body.paths)).to.include.members(["/api/accounts/filter", "/api/accounts/segment", "/api/accounts/summary", "/customers/filter"]);
+      expect(json.body.components.schemas).to.have.property("CustomersFilter");
+      expect((await call(`http://127.0.0.1:${port}`, "GET", "/docs")).status).to.equal(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the former recipe (await app.init(), then setup with a document) answers 404 on /docs-json: why the docs changed", async () => {
+    const app = await NestFactory.create(await appModule(), { logger: false, abortOnError: false });
+    try {
+      await app.init();
+      const document = mergeQueryLibOpenApi(SwaggerModule.createDocument(app, new DocumentBuilder().build()), app);
+      SwaggerModule.setup("docs", app, document);
+      await app.listen(0, "127.0.0.1");
+      const { port } = app.getHttpServer().address() as { port: number };
+      expect((await call(`http://127.0.0.1:${port}`, "GET", "/docs-json")).status).to.equal(404);
+    } finally {
+      await app.close();
+    }
   });
 });
