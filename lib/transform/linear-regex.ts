@@ -4,7 +4,13 @@
 // backreferences or lookarounds (they need backtracking): such patterns are refused when QpMask
 // is read and when a Mask rule is written. docs/TRANSFORMS.md, "Regex safety".
 import { createRequire } from "node:module";
-import type RE2 from "re2";
+
+/**
+ * The engine's class as this module uses it: re2's RE2 extends RegExp, so String.prototype.replace
+ * takes an instance. Declared here rather than imported from re2's types, so that QueryLib's
+ * declarations do not name a package an application without Regex masks does not install.
+ */
+type RE2 = new (pattern: string, flags: string) => RegExp;
 
 /**
  * The engine: the `re2` package, an optional peer dependency (a native addon, built or downloaded at
@@ -16,10 +22,10 @@ import type RE2 from "re2";
  * a process whose threads never configure a Regex mask never loads it. Without it, configuring a
  * Regex mask fails there, at startup, with RegexEngineMissing and the command to run, never at a query.
  */
-export type RegexEngineLoader = () => typeof RE2;
-const requireRe2: RegexEngineLoader = () => createRequire(import.meta.url)("re2") as typeof RE2;
+export type RegexEngineLoader = () => RE2;
+const requireRe2: RegexEngineLoader = () => createRequire(import.meta.url)("re2") as RE2;
 let loader: RegexEngineLoader = requireRe2;
-let engine: typeof RE2 | undefined;
+let engine: RE2 | undefined;
 
 /** What to tell a user whose Regex mask has no engine: the install command, and npm 11's install-script approval. */
 export const regexEngineInstruction =
@@ -43,7 +49,7 @@ export function setRegexEngineLoader(next: RegexEngineLoader | undefined): Regex
   return previous;
 }
 
-function linearEngine(): typeof RE2 {
+function linearEngine(): RE2 {
   if (engine) return engine;
   try {
     engine = loader();
@@ -62,7 +68,7 @@ function linearEngine(): typeof RE2 {
 export const maxRegexInput = 10_000;
 
 /** The compiled form every Regex mask matches with: String.prototype.replace accepts it like a RegExp. */
-export type MaskPattern = RE2;
+export type MaskPattern = RegExp;
 
 /**
  * The pattern compiled with the flags "gu" (every match replaced, code points), or why it cannot be:
@@ -76,7 +82,7 @@ export function compileMaskPattern(pattern: string): { compiled: MaskPattern } |
   } catch (error) {
     return { problem: `it does not compile as a JavaScript pattern in Unicode mode: ${(error as Error).message}` };
   }
-  let Engine: typeof RE2;
+  let Engine: RE2;
   try {
     Engine = linearEngine();
   } catch (error) {
