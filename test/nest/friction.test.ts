@@ -4,7 +4,9 @@
 import "reflect-metadata";
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
-import { type CanActivate, Controller, type ExecutionContext, Get, HttpCode, Injectable, Module, NotFoundException, Post } from "@nestjs/common";
+import {
+  type ArgumentsHost, type CanActivate, Catch, Controller, type ExceptionFilter, type ExecutionContext, Get, HttpCode, Injectable, Module, NotFoundException, Post,
+} from "@nestjs/common";
 import { DocumentBuilder, SwaggerModule } from "@nestjs/swagger";
 import { NestFactory } from "@nestjs/core";
 import type { INestApplication } from "@nestjs/common";
@@ -41,7 +43,9 @@ class ReadmeController {
   }
 }
 
-async function start(dataSource: DataSource, module: Record<string, unknown> = {}, features: unknown[] = []): Promise<{ app: INestApplication; url: string }> {
+async function start(
+  dataSource: DataSource, module: Record<string, unknown> = {}, features: unknown[] = [], beforeListen?: (app: INestApplication) => void,
+): Promise<{ app: INestApplication; url: string }> {
   @Module({
     imports: [
       QueryLibModule.forRoot({
@@ -59,6 +63,7 @@ async function start(dataSource: DataSource, module: Record<string, unknown> = {
   class AppModule {}
   const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
   app.use(testAuthentication);
+  beforeListen?.(app);
   await app.listen(0, "127.0.0.1");
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${port}` };
@@ -112,6 +117,28 @@ describe("issue #41: a hand-written handler from the README, without @UseFilters
     const missing = await call(url, "GET", "/missing");
     expect(missing.status).to.equal(404);
     expect(missing.body).to.deep.equal({ statusCode: 404, message: "no such thing", error: "Not Found" });
+  });
+});
+
+describe("issue #41: QueryLib's global filter leaves a host's own global filter in charge", () => {
+  @Catch()
+  class HostCatchAll implements ExceptionFilter {
+    catch(error: unknown, host: ArgumentsHost): void {
+      host.switchToHttp().getResponse<{ status(n: number): { json(b: unknown): void } }>().status(418).json({ host: true, name: (error as Error).name });
+    }
+  }
+
+  it("app.useGlobalFilters(catch-all) is asked first, for QueryLib's errors too", async () => {
+    const dataSource = await accountsDatabase();
+    const { app, url } = await start(dataSource, {}, [], (created) => created.useGlobalFilters(new HostCatchAll()));
+    try {
+      const reply = await call(url, "POST", "/customers/filter", { claims: callers.member, body: { selects: ["secret"] } });
+      expect(reply.status).to.equal(418);
+      expect(reply.body).to.deep.equal({ host: true, name: "PolicyException" });
+    } finally {
+      await app.close();
+      await closeDatabases();
+    }
   });
 });
 
