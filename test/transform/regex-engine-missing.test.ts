@@ -7,7 +7,7 @@
 import "reflect-metadata";
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -136,5 +136,18 @@ console.log("started; re2 asked for " + globalThis.re2Attempts + " times");`;
     expect(result.stderr).to.equal("");
     expect(result.status).to.equal(0);
     expect(result.stdout.trim()).to.equal("started; re2 asked for 0 times");
+  });
+});
+
+describe("re2 in package.json: an optional peer, not a dependency (issue #41)", () => {
+  const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as Record<string, Record<string, unknown> | undefined>;
+
+  it("a plain install of querylib installs (and builds) no re2: it is an optional peer dependency; better-sqlite3 stays a dev dependency", () => {
+    expect(manifest.dependencies ?? {}).to.not.have.property("re2");
+    expect(manifest.dependencies ?? {}).to.not.have.property("better-sqlite3");
+    expect(manifest.optionalDependencies ?? {}).to.not.have.property("re2");
+    expect(manifest.peerDependencies).to.have.property("re2");
+    expect(manifest.peerDependenciesMeta?.re2).to.deep.equal({ optional: true });
+    expect(manifest.devDependencies).to.have.property("re2");
   });
 });
