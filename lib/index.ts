@@ -22,7 +22,9 @@ export * from "./shapes/policy-enums.js";
 export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
 export { QpPolicyContext, type QpSubject, type QpPolicyProviders } from "./policy/context.js";
 export { QpPolicyEngine, QpPolicy, addQpPolicies } from "./policy/engine.js";
-export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpCaps, QpEntityCatalogue, QpConfigurationError, capDefaults } from "./policy/options.js";
+export {
+  type QpPolicyOptions, type QpPolicyOptionsInput, type QpCaps, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue, QpConfigurationError, capDefaults,
+} from "./policy/options.js";
 export { applyPolicy, GuardedQuery, type GuardedResult, policyTraceOf } from "./policy/guarded.js";
 export type { PolicyTrace, PolicyTraceEntry } from "./policy/trace.js";
 export * from "../decorators/index.js";
