@@ -37,21 +37,27 @@ export interface QpTypeOrmBudgetLedgerOptions extends QpBudgetLedgerOptions {
   timeoutMs?: number;
 }
 
-type Family = "sqlite" | "postgres" | "mysql";
-
 const columns = ["id", "scopeKind", "scopeId", "entity", "field", "kind", "windowStart", "resetsAt", "spent"];
 
-function statements(family: Family) {
-  const q = (name: string) => (family === "mysql" ? `\`${name}\`` : `"${name}"`);
-  const p = (i: number) => (family === "postgres" ? `$${i}` : "?");
+/**
+ * The ledger's statements in the DataSource's SQL (its family's quoting and placeholders). A
+ * family with `INSERT … ON CONFLICT … RETURNING` (upsertReturning: SQLite, PostgreSQL) also has
+ * `UPDATE … RETURNING` and `ON CONFLICT DO NOTHING`; the others (MariaDB/MySQL) read the row after
+ * the update and insert with `ON DUPLICATE KEY UPDATE id = id`.
+ */
+function statements(dataSource: DataSource) {
+  const dialect = dialectOf(dataSource);
+  const q = (name: string) => dataSource.driver.escape(name);
+  const p = (i: number) => dialect.placeholder(i);
   const table = q("querylib_budget");
   const insertValues = `INSERT INTO ${table} (${columns.map(q).join(", ")}) VALUES (${columns.map((_, i) => p(i + 1)).join(", ")})`;
   return {
+    returning: dialect.upsertReturning,
     // params: cost, id, cost, limit
     update: `UPDATE ${table} SET ${q("spent")} = ${q("spent")} + ${p(1)} WHERE ${q("id")} = ${p(2)} AND ${q("spent")} + ${p(3)} <= ${p(4)}`
-      + (family === "mysql" ? "" : ` RETURNING ${q("spent")}`),
+      + (dialect.upsertReturning ? ` RETURNING ${q("spent")}` : ""),
     select: `SELECT ${q("spent")} AS spent FROM ${table} WHERE ${q("id")} = ${p(1)}`,
-    insert: family === "mysql" ? `${insertValues} ON DUPLICATE KEY UPDATE ${q("id")} = ${q("id")}` : `${insertValues} ON CONFLICT (${q("id")}) DO NOTHING`,
+    insert: dialect.upsertReturning ? `${insertValues} ON CONFLICT (${q("id")}) DO NOTHING` : `${insertValues} ON DUPLICATE KEY UPDATE ${q("id")} = ${q("id")}`,
     purge: `DELETE FROM ${table} WHERE ${q("resetsAt")} IS NOT NULL AND ${q("resetsAt")} <= ${p(1)}`,
   };
 }
@@ -66,14 +72,12 @@ const retryable = (error: unknown) => {
 
 export class QpTypeOrmBudgetLedger implements IQpBudgetLedger {
   static readonly entities = [QpBudgetRecord];
-  private readonly family: Family;
   private readonly sql: ReturnType<typeof statements>;
   private readonly clock: () => number;
   private readonly timeoutMs: number;
 
   constructor(private readonly dataSource: DataSource, options: QpTypeOrmBudgetLedgerOptions = {}) {
-    this.family = dialectOf(dataSource).name;
-    this.sql = statements(this.family);
+    this.sql = statements(dataSource);
     this.clock = options.clock ?? Date.now;
     this.timeoutMs = options.timeoutMs ?? 5000;
   }
@@ -109,7 +113,7 @@ export class QpTypeOrmBudgetLedger implements IQpBudgetLedger {
   /** The spent amount after the conditional update, or null when it changed nothing (no row, or over the limit). */
   private async tryCharge(runner: QueryRunner, id: string, cost: number, limit: number): Promise<number | null> {
     const params = [cost, id, cost, limit];
-    if (this.family === "mysql") {
+    if (!this.sql.returning) {
       const result = await runner.query(this.sql.update, params, true);
       if (!result.affected) return null;
       // The row is charged; what it holds now (another charge may have followed: never less than this one's share).

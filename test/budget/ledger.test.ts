@@ -170,6 +170,23 @@ describe("Budget ledger", () => {
         },
       }));
 
+      it(`purgeAsync deletes the rows of ended windows only [${dialect}]`, async () => {
+        let now = at("2026-11-29T10:00:00Z");
+        const ledger = new QpTypeOrmBudgetLedger(source!, { clock: () => now });
+        const user = `purge-${randomUUID()}`;
+        await ledger.charge({ ...base, scopeId: user, cost: 50 });
+        await ledger.charge({ ...base, scopeId: user, window: "Never", cost: 50 });
+        const mine = () => source!.getRepository(QpBudgetRecord).countBy({ scopeId: user });
+        expect(await mine()).to.equal(2);
+        expect(await ledger.purgeAsync(at("2026-11-29T23:59:59Z"))).to.be.at.least(0);
+        expect(await mine()).to.equal(2);
+        now = at("2026-11-30T00:00:00Z");
+        await ledger.purgeAsync();
+        expect(await mine()).to.equal(1); // the Never row stays
+        expect((await ledger.charge({ ...base, scopeId: user, window: "Never" })).charged).to.equal(false);
+        expect((await ledger.charge({ ...base, scopeId: user })).charged).to.equal(true);
+      });
+
       it(`an unreachable database refuses: a closed DataSource throws QpLedgerUnavailable [${dialect}]`, async () => {
         const closed = dialect === "sqlite"
           ? await new DataSource({ type: "better-sqlite3", database: join(dir!, "budget.db"), entities: [QpBudgetRecord] }).initialize()
