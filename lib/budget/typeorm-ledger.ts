@@ -11,6 +11,7 @@
 // runs again. Every statement runs on the primary (a master runner), never on a read replica.
 import { Column, Entity, PrimaryColumn, type DataSource, type QueryRunner } from "typeorm";
 import { dialectOf } from "../dialect/dialect-of.js";
+import { type AsyncLock, connectionLock } from "../rules/async-lock.js";
 import {
   type IQpBudgetLedger, type QpBudgetCharge, type QpBudgetLedgerOptions, type QpChargeResult, checkCharge, ledgerId, resultOf, unavailable, windowOf, withTimeout,
 } from "./ledger.js";
@@ -75,8 +76,11 @@ export class QpTypeOrmBudgetLedger implements IQpBudgetLedger {
   private readonly sql: ReturnType<typeof statements>;
   private readonly clock: () => number;
   private readonly timeoutMs: number;
+  /** SQLite's one connection: the rule store's transactions run through this lock, so a charge never lands inside one (and rolls back with it). */
+  private readonly lock: AsyncLock | null;
 
   constructor(private readonly dataSource: DataSource, options: QpTypeOrmBudgetLedgerOptions = {}) {
+    this.lock = connectionLock(dataSource);
     this.sql = statements(dataSource);
     this.clock = options.clock ?? Date.now;
     this.timeoutMs = options.timeoutMs ?? 5000;
@@ -135,12 +139,15 @@ export class QpTypeOrmBudgetLedger implements IQpBudgetLedger {
     return this.onPrimary(async (runner) => (await runner.query(this.sql.purge, [new Date(now).toISOString()], true)).affected ?? 0);
   }
 
-  private async onPrimary<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner("master");
-    try {
-      return await work(runner);
-    } finally {
-      await runner.release();
-    }
+  private onPrimary<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    const run = async () => {
+      const runner = this.dataSource.createQueryRunner("master");
+      try {
+        return await work(runner);
+      } finally {
+        await runner.release();
+      }
+    };
+    return this.lock ? this.lock.run(run) : run();
   }
 }
