@@ -22,7 +22,9 @@ export * from "./shapes/policy-enums.js";
 export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
 export { QpPolicyContext, type QpSubject, type QpPolicyProviders } from "./policy/context.js";
 export { QpPolicyEngine, QpPolicy, addQpPolicies } from "./policy/engine.js";
-export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpCaps, QpEntityCatalogue, QpConfigurationError, QpPolicyConfigurationError, capDefaults } from "./policy/options.js";
+export {
+  type QpPolicyOptions, type QpPolicyOptionsInput, type QpCaps, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue, QpConfigurationError, QpPolicyConfigurationError, capDefaults,
+} from "./policy/options.js";
 export { applyPolicy, GuardedQuery, type GuardedResult, policyTraceOf } from "./policy/guarded.js";
 export type { PolicyTrace, PolicyTraceEntry } from "./policy/trace.js";
 export * from "../decorators/index.js";
@@ -31,7 +33,12 @@ export type { QpAuditEvent, IQpAuditSink } from "./policy/audit.js";
 export { QpInMemoryRuleStore, type IQpRuleStore, type QpRuleSnapshotData } from "./rules/store.js";
 export { QpTypeOrmRuleStore, QpRuleRecord, QpRuleVersionRecord, type QpTypeOrmRuleStoreOptions } from "./rules/typeorm-store.js";
 export type { IQpRuleNotifier, QpNotificationState, QpRuleChange, QpRuleChangeSubscriber, QpRuleSubscription } from "./rules/notifications.js";
-export { QueryLibMigrations, QueryLibSchema1795564800000 } from "./migrations/index.js";
+export { QueryLibMigrations, QueryLibSchema1795564800000, QueryLibBudget1795910400000 } from "./migrations/index.js";
+export {
+  type IQpBudgetLedger, type QpBudgetCharge, type QpBudgetKey, type QpBudgetLedgerOptions, type QpBudgetScope, type QpBudgetWindow, type QpChargeKind, type QpChargeResult,
+  QpInMemoryBudgetLedger, QpLedgerUnavailable, budgetWindows, budgetScopes, windowOf,
+} from "./budget/ledger.js";
+export { QpTypeOrmBudgetLedger, QpBudgetRecord, type QpTypeOrmBudgetLedgerOptions } from "./budget/typeorm-ledger.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
 export type { QpPolicyHealth } from "./rules/snapshot.js";
 export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./policy/admin.js";

@@ -9,7 +9,7 @@ import { QpClaimsError } from "./claims.js";
 export interface QpErrorBody {
   /** A stable code: a LogicException code, a PolicyException name, or one of querylib/nest's own (docs/NESTJS.md). */
   code: string;
-  /** The PolicyException number (1–22). */
+  /** The PolicyException number (1–24). */
   errorCode?: number;
   message: string;
   /** Where in the request body the problem is, when known. */
@@ -37,8 +37,10 @@ export function policyStatus(errorCode: number): number {
     case PolicyErrorCode.MissingHashSalt:
     case PolicyErrorCode.MissingTokenVault:
       return HttpStatus.SERVICE_UNAVAILABLE;
+    case PolicyErrorCode.GuessBudgetExhausted:
+      return HttpStatus.TOO_MANY_REQUESTS; // the request is fine; the caller's allowance for the window is spent
     default:
-      return HttpStatus.FORBIDDEN; // 1–8, 10, 11, 13–16, 19, 20: the policy refuses the request
+      return HttpStatus.FORBIDDEN; // 1–8, 10, 11, 13–16, 19, 20, 23: the policy refuses the request
   }
 }
 

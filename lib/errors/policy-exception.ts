@@ -11,6 +11,8 @@ export enum PolicyErrorCode {
   MissingHashSalt = 21, MissingTokenVault = 22,
   /** Inference protection: a range on a generalized field that does not fall on its boundaries. */
   RangeOffBoundary = 23,
+  /** The caller's guess budget (QpPolicyOptions.guessBudget) for a field it sees transformed is spent for the window: HTTP 429. */
+  GuessBudgetExhausted = 24,
 }
 
 export class PolicyException extends LogicException {

@@ -10,7 +10,7 @@ import { dialectOf } from "../dialect/dialect-of.js";
 type Family = "sqlite" | "postgres" | "mysql";
 
 /** The SQL family of the runner's driver; QueryLib's relational classes support these three. */
-function sqlFamily(queryRunner: QueryRunner): Family {
+export function sqlFamily(queryRunner: QueryRunner): Family {
   try {
     return dialectOf(queryRunner.connection).name;
   } catch {

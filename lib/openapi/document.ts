@@ -42,7 +42,8 @@ const errorResponses = {
   400: { description: "The request is refused: validation (a LogicException code and path), CapExceeded, a field the policy refuses", ...json(ref("QpError")) },
   401: { description: "No caller (the claims mapping refuses an anonymous request)", ...json(ref("QpError")) },
   403: { description: "The policy refuses the caller (a PolicyException) or a guard does", ...json(ref("QpError")) },
-  503: { description: "The rule store, the token vault or the audit sink is unavailable (StoreUnavailable, AuditUnavailable)", ...json(ref("QpError")) },
+  429: { description: "The caller's guess budget for a protected field is spent for the window (GuessBudgetExhausted); the message says when it resets", ...json(ref("QpError")) },
+  503: { description: "The rule store, the token vault, the budget ledger or the audit sink is unavailable (StoreUnavailable, AuditUnavailable)", ...json(ref("QpError")) },
 };
 
 /** The GET filter route's query parameters (grammar: client/query-string.ts). */

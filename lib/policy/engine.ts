@@ -15,7 +15,7 @@ import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKe
 import { assertValidPolicy } from "./validate-policy.js";
 import { GuardedCaches } from "./guarded-caches.js";
 import { type QpLintFinding, type QpLintOptions, lintPolicy, reportLint } from "./lint-policy.js";
-import { type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveOptions } from "./options.js";
+import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveGuessBudget, resolveOptions } from "./options.js";
 
 export class QpPolicyEngine {
   readonly options: QpPolicyOptions;
@@ -27,7 +27,10 @@ export class QpPolicyEngine {
   readonly caches = new GuardedCaches();
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
-    this.options = Object.freeze(isResolved(options) ? { ...options, caps: Object.freeze({ ...options.caps }) } : resolveOptions(options));
+    // A resolved object may have been changed by a configure callback since: its guess budget is resolved (defaults, checks) here.
+    this.options = Object.freeze(isResolved(options)
+      ? { ...options, caps: Object.freeze({ ...options.caps }), guessBudget: resolveGuessBudget(options.guessBudget as QpGuessBudgetInput | null | undefined) }
+      : resolveOptions(options));
     // Validated once, whole: every configuration problem of the exposed entities at startup.
     assertValidPolicy(this.options);
     // Linted once too: its decorators and options (the rules are linted by lintAsync, and where they change).

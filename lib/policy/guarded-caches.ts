@@ -17,6 +17,8 @@ export interface GuardedPlan {
   readonly sanitized: SanitizeResult;
   readonly prepared: PreparedShape;
   readonly audited: readonly QpAuditEvent[];
+  /** The request's guesses per protected field (guess-budget.ts): charged before every run, cached plan or not. */
+  readonly guesses: ReadonlyMap<string, number>;
 }
 
 export class GuardedCaches {

@@ -37,6 +37,9 @@ import { fromJson } from "../parse/reader.js";
 import type { FilterPlan, Predicate, SummaryPlan } from "../plan/nodes.js";
 import type { DeepPartialShape, Condition, ConditionGroup, GroupBy, OrderBy, PageBy } from "../shapes/shapes.js";
 import { pinForcedScope, refuseMaterialized, refuseUnprotected } from "./guarded-builders.js";
+import { chargeGuessBudget, countGuessesStopgap } from "./guess-budget.js";
+
+const noGuesses: ReadonlyMap<string, number> = new Map();
 
 /** The policy trace of each guarded builder, made when it was built (policyTraceOf). */
 const builtTraces = new WeakMap<object, PolicyTrace>();
@@ -79,7 +82,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
    * engine.caches.plans); `audit` collects its audit events (replayed on a hit), null: none.
    * Errors come in the uncached order: the request's, the source's, the store's.
    */
-  private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: QpAuditEvent[] | null): Promise<{ plan: GuardedPlan; connection: Connection }> {
+  private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: QpAuditEvent[] | null): Promise<{ plan: GuardedPlan; connection: Connection; model: EntityModel }> {
     const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
     const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
     const values = request === null ? null : valuesKey(this.context.values);
@@ -96,13 +99,31 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const sanitized = rebound?.sanitized ?? fresh!;
       const audited = rebound?.audited ?? fresh!.audited;
       // The plan is built once, from the parsed request through the policy's placements, and then transformed by the policy.
-      plan = { sanitized, prepared: preparePlan(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps)), audited };
+      const prepared = preparePlan(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps));
+      plan = { sanitized, prepared, audited, guesses: this.guessesOf(decisions, resolved.model, kind, parsed) };
       // Kept only once it planned: a request refused for its values teaches the caches nothing;
       // decisions that read values (inference protection) hold for this request alone.
       if (!rebound && shapeKey !== null && !sanitized.readValues) caches.shapes.offer(resolved.model, shapeKey, { sanitized, audited });
       if (key !== null) caches.plans.offer(resolved.model, key, plan);
     }
-    return { plan, connection: resolved.connection };
+    return { plan, connection: resolved.connection, model: resolved.model };
+  }
+
+  /** The request's guesses per protected field; empty without a guess budget (nothing would read them). */
+  private guessesOf(decisions: DecisionTable, model: EntityModel, kind: ShapeKind, parsed: ParsedShape): ReadonlyMap<string, number> {
+    if (this.engine.options.guessBudget === null) return noGuesses;
+    return countGuessesStopgap(this.engine.options, decisions, model, kind, parsed);
+  }
+
+  /**
+   * The guess budget's charging step (guess-budget.ts): each field's guesses charged to the
+   * caller's budget before any statement of the request runs; refused (GuessBudgetExhausted,
+   * StoreUnavailable) when they do not fit or the ledger cannot answer. Charged at every run,
+   * a cached plan's too; a builder's when it is built (its host runs it later).
+   */
+  private chargeGuesses(model: EntityModel, guesses: ReadonlyMap<string, number>): Promise<void> {
+    const entity = this.engine.options.entities.nameOf(model.target) ?? model.name;
+    return chargeGuessBudget(this.engine.options.guessBudget, this.context, entity, guesses);
   }
 
   /** The source and the caller's decisions; when either fails, a request that does not parse reports that first. */
@@ -176,7 +197,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
     if (Array.isArray(this.source)) return this.runInMemory(kind, shape, parseShape(kind, shape, this.engine.options.caps), typed, getQueryString);
     return this.audited(kind, shape, async (collect) => {
-      const { plan, connection } = await this.plan(kind, shape, getQueryString, collect);
+      const { plan, connection, model } = await this.plan(kind, shape, getQueryString, collect);
+      await this.chargeGuesses(model, plan.guesses);
       const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
       return transformResult(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine.options, this.context);
     });
@@ -197,7 +219,9 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const rows = this.source as readonly T[];
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     return this.audited(kind, shape, async (collect) => {
-      const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, undefined, collect);
+      const decisions = await this.engine.decisionsAsync(this.context);
+      const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, decisions, collect);
+      await this.chargeGuesses(model, this.guessesOf(decisions, model, kind, parsed));
       const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, parsed, sanitized, this.engine.options.caps), typed, getQueryString);
       return transformResult(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine.options, this.context);
     });
@@ -219,6 +243,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
       // The forced predicates, built once: in the plan's WHERE and pinned in the builder's join.
       const forced = forcedPredicates(resolved.model, sanitized.additions.forced);
       const built = make(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps, forced), sanitized, decisions);
+      // Charged once the builder is made (a builder refused for its form costs nothing), before the host can run it.
+      await this.chargeGuesses(resolved.model, this.guessesOf(decisions, resolved.model, kind, parsed));
       const qb = built instanceof DynamicQuery ? built.builder : built as unknown as SelectQueryBuilder<ObjectLiteral>;
       pinForcedScope(qb, resolved.connection.dialect, resolved.model, forced);
       builtTraces.set(built, sanitized.trace);

@@ -78,6 +78,49 @@ export class QpEntityCatalogue {
 
 import type { IQpTokenVault } from "../transform/vault.js";
 import type { IQpAuditSink } from "./audit.js";
+import { type IQpBudgetLedger, type QpBudgetScope, type QpBudgetWindow, budgetScopes, budgetWindows, maxAmount } from "../budget/ledger.js";
+
+/**
+ * The per-caller guess budget (off unless set; needs inferenceProtection): every value a request
+ * tests for equality against a field the caller sees transformed is a guess, charged to the
+ * ledger before the request runs, per scope id, entity, field and window, never refunded; a
+ * request whose guesses do not fit is refused with GuessBudgetExhausted (24, HTTP 429). A ledger
+ * that cannot answer refuses the request (StoreUnavailable), whatever storeFailure says.
+ */
+export interface QpGuessBudget {
+  /** Shared by every replica: QpTypeOrmBudgetLedger (the rule store's database) or QpRedisBudgetLedger; QpInMemoryBudgetLedger for one process. */
+  readonly ledger: IQpBudgetLedger;
+  /** Guesses per protected field per window for one scope id (a positive integer). */
+  readonly limit: number;
+  /** Whose allowance: "User" (default), "Role" or "Tenant" (the caller's subjects of that kind). */
+  readonly scope: QpBudgetScope;
+  /** "Daily" (default), "Weekly", "Monthly" (UTC calendar periods) or "Never" (one allowance for ever). */
+  readonly window: QpBudgetWindow;
+}
+
+export type QpGuessBudgetInput = Pick<QpGuessBudget, "ledger" | "limit"> & { scope?: QpBudgetScope | string; window?: QpBudgetWindow | string };
+
+/** A guess budget with its defaults, every part checked (QpConfigurationError naming `key`); null stays null. */
+export function resolveGuessBudget(input: QpGuessBudgetInput | null | undefined, key = "guessBudget"): QpGuessBudget | null {
+  if (input === null || input === undefined) return null;
+  if (typeof input !== "object") throw new QpConfigurationError(`${key}: an object { ledger, limit, scope?, window? } or null`);
+  for (const name of Object.keys(input)) {
+    if (!["ledger", "limit", "scope", "window"].includes(name)) throw new QpConfigurationError(`${key}.${name}: unknown member; expected ledger, limit, scope, window`);
+  }
+  const ledger = input.ledger as IQpBudgetLedger | undefined;
+  if (!ledger || typeof ledger.charge !== "function") {
+    throw new QpConfigurationError(`${key}.ledger: a budget ledger (QpTypeOrmBudgetLedger, QpRedisBudgetLedger or QpInMemoryBudgetLedger) is required`);
+  }
+  const limit = typeof input.limit === "string" && /^\d+$/.test((input.limit as string).trim()) ? Number(input.limit) : input.limit;
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > maxAmount) {
+    throw new QpConfigurationError(`${key}.limit: "${String(input.limit)}" is not a whole number of guesses from 1 to ${maxAmount}`);
+  }
+  return Object.freeze({
+    ledger, limit,
+    scope: input.scope === undefined ? "User" : readEnum(input.scope, budgetScopes, `${key}.scope`),
+    window: input.window === undefined ? "Daily" : readEnum(input.window, budgetWindows, `${key}.window`),
+  });
+}
 
 export interface QpPolicyOptions {
   tier: QpTier;
@@ -102,11 +145,14 @@ export interface QpPolicyOptions {
    * the host's logger, "error" also fails startup on error-level findings, "off" skips it.
    */
   lint: QpLintMode;
+  /** The per-caller guess budget on protected fields (QpGuessBudget); null: none (the default). */
+  guessBudget: QpGuessBudget | null;
 }
 
 export type QpLintMode = "off" | "warn" | "error";
 
-export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval">> & {
+export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget">> & {
+  guessBudget?: QpGuessBudgetInput | null;
   caps?: Partial<QpCaps>;
   maxSnapshotAge?: number | string;
   refreshInterval?: number | string;
@@ -196,7 +242,7 @@ const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refres
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
-  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink"];
+  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget"];
   for (const key of Object.keys(input)) if (!known.includes(key)) throw new QpConfigurationError(`QpPolicyOptions.${key}: unknown option`);
   return {
     tier: input.tier === undefined ? QpTier.Convenience : readEnum(input.tier, Object.values(QpTier), "tier"),
@@ -211,6 +257,7 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     auditSink: input.auditSink,
     inferenceProtection: input.inferenceProtection === undefined ? false : readBool(input.inferenceProtection, "inferenceProtection"),
     lint: input.lint === undefined ? "warn" : readEnum(input.lint, ["off", "warn", "error"] as const, "lint"),
+    guessBudget: resolveGuessBudget(input.guessBudget),
   };
 }
 

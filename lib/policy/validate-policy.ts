@@ -24,8 +24,15 @@ export interface QpPolicyProblem {
 type Needs = Pick<QpPolicyOptions, "hashSalt" | "tokenVault">;
 
 /** Every configuration problem of the exposed entities and those they reach; empty when there is none. */
-export function validatePolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault">): QpPolicyProblem[] {
+export function validatePolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault"> & Partial<Pick<QpPolicyOptions, "guessBudget" | "inferenceProtection">>): QpPolicyProblem[] {
   const problems: QpPolicyProblem[] = [];
+  // The guess budget charges guesses on fields inference protection protects: without it, nothing would ever be charged.
+  if (options.guessBudget && !options.inferenceProtection) {
+    problems.push({
+      code: "GuessBudgetWithoutProtection", where: "guessBudget",
+      message: "guessBudget charges the guesses a request makes on fields the caller sees transformed, which only inferenceProtection tells apart: turn inferenceProtection on, or remove guessBudget",
+    });
+  }
   const seen = new Set<Function>();
   for (const [, entity] of options.entities.entries()) collectProblems(modelOfClass(entity), { aliases: true, needs: options }, problems, seen);
   return problems;
@@ -75,7 +82,7 @@ function forcedPredicateProblems(member: Member, owner: Function, topLevel: bool
 }
 
 /** Throws one QpConfigurationError naming every problem (its code: the first problem's). */
-export function assertValidPolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault">): void {
+export function assertValidPolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault"> & Partial<Pick<QpPolicyOptions, "guessBudget" | "inferenceProtection">>): void {
   // Problems with a policy code first (stable otherwise): the error's code is the first one's, so
   // a MissingHashSalt (21) or MissingTokenVault (22) makes it a PolicyException with that errorCode.
   const all = validatePolicy(options);

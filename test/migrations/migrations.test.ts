@@ -1,17 +1,18 @@
 // QueryLib's migrations (QueryLibMigrations) on SQLite, PostgreSQL and MariaDB: run into an empty
 // database, they create exactly the schema the entities describe (TypeORM's schema builder finds
 // nothing to change), run again they do nothing, reverted they remove the tables, and the rule
-// store, the token vault and the audit sink work on the migrated schema.
+// store, the token vault, the audit sink and the budget ledger work on the migrated schema.
 import { expect } from "chai";
 import { DataSource, type DataSourceOptions } from "typeorm";
-import { PolicyEffect, PolicyFeature, QpSubjectKind, QpTypeOrmRuleStore, QueryLibMigrations } from "../../lib/index.js";
+import { PolicyEffect, PolicyFeature, QpSubjectKind, QpTypeOrmBudgetLedger, QpTypeOrmRuleStore, QueryLibMigrations } from "../../lib/index.js";
 import { QueryLibMigrations as FromSubpath } from "../../lib/migrations/index.js";
 import { QpTypeOrmTokenVault } from "../../lib/vaults/typeorm-vault.js";
 import { QpAuditEventRecord, QpTypeOrmAuditSink } from "../../nest-module/index.js";
 import { type Dialect, dialects, isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 
-const libraryEntities = [...QpTypeOrmRuleStore.entities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmTokenVault.entities];
-const libraryTables = ["querylib_audit_event", "querylib_rule", "querylib_rule_version", "querylib_token"];
+const libraryEntities = [...QpTypeOrmRuleStore.entities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmTokenVault.entities, ...QpTypeOrmBudgetLedger.entities];
+const libraryTables = ["querylib_audit_event", "querylib_budget", "querylib_rule", "querylib_rule_version", "querylib_token"];
+const migrationNames = ["QueryLibSchema1795564800000", "QueryLibBudget1795910400000"];
 
 function optionsOf(dialect: Dialect): DataSourceOptions {
   const common = { entities: libraryEntities, migrations: QueryLibMigrations, synchronize: false, logging: false } as const;
@@ -38,7 +39,7 @@ async function tablesOf(dataSource: DataSource): Promise<string[]> {
 describe("Migrations (QueryLibMigrations)", () => {
   it("are exported from the main entry and querylib/migrations, oldest first, each named with its timestamp", () => {
     expect(FromSubpath).to.equal(QueryLibMigrations);
-    expect(QueryLibMigrations.map((m) => new m().name)).to.deep.equal(["QueryLibSchema1795564800000"]);
+    expect(QueryLibMigrations.map((m) => new m().name)).to.deep.equal(migrationNames);
   });
 
   for (const dialect of dialects) {
@@ -60,14 +61,14 @@ describe("Migrations (QueryLibMigrations)", () => {
         expect(await tablesOf(dataSource!)).to.deep.equal([]);
         expect(await pendingSchemaChanges(dataSource!), "an empty database needs the tables").to.not.deep.equal([]);
         const ran = await dataSource!.runMigrations();
-        expect(ran.map((m) => m.name)).to.deep.equal(["QueryLibSchema1795564800000"]);
+        expect(ran.map((m) => m.name)).to.deep.equal(migrationNames);
         expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables);
         expect(await pendingSchemaChanges(dataSource!)).to.deep.equal([]);
         expect(await dataSource!.runMigrations()).to.deep.equal([]);
         expect(await dataSource!.showMigrations()).to.equal(false);
       });
 
-      it("the rule store, the token vault and the audit sink work on the migrated schema", async () => {
+      it("the rule store, the token vault, the audit sink and the budget ledger work on the migrated schema", async () => {
         const store = new QpTypeOrmRuleStore(dataSource!);
         const rule = await store.upsertAsync(
           { subjectKind: QpSubjectKind.Role, subject: "support", entity: "employees", field: "salary", features: PolicyFeature.Select, effect: PolicyEffect.Deny },
@@ -90,9 +91,17 @@ describe("Migrations (QueryLibMigrations)", () => {
         await sink.write([{ at: new Date(0).toISOString(), entity: "employees", field: "salary", feature: "Select", action: "Dropped", subjects, enforced: true }]);
         const rows = await dataSource!.getRepository(QpAuditEventRecord).find();
         expect(rows.map((r) => [r.field, r.action, r.enforced, r.userId, r.tenant])).to.deep.equal([["salary", "Dropped", true, "ada", "acme"]]);
+
+        const ledger = new QpTypeOrmBudgetLedger(dataSource!);
+        const charge = { scopeKind: "User", scopeId: "ada", entity: "employees", field: "salary", kind: "guesses", limit: 3, window: "Daily" } as const;
+        expect((await ledger.charge({ ...charge, cost: 2 })).remaining).to.equal(1);
+        expect((await ledger.charge({ ...charge, cost: 2 })).charged).to.equal(false);
+        expect((await ledger.charge({ ...charge, field: null, kind: "privacy", cost: 0.25 })).remaining).to.equal(2.75);
       });
 
-      it("reverted, they remove the tables; run again, they create them again", async () => {
+      it("reverted, they remove the tables (the budget's first, then the rest); run again, they create them again", async () => {
+        await dataSource!.undoLastMigration();
+        expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables.filter((t) => t !== "querylib_budget"));
         await dataSource!.undoLastMigration();
         expect(await tablesOf(dataSource!)).to.deep.equal([]);
         expect(await dataSource!.showMigrations()).to.equal(true);

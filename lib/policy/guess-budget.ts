@@ -1,0 +1,93 @@
+// The per-caller guess budget (QpPolicyOptions.guessBudget, issue #42): under inference
+// protection a request may test a protected field against a handful of values (one request's
+// allowance), but nothing stopped a caller from sending request after request. With a budget,
+// the guesses of each request are charged to a ledger every replica shares, per caller (scope
+// User by default, or Role, or Tenant), entity, field and window, BEFORE any statement runs, and
+// never refunded: a request whose guesses do not fit is refused with GuessBudgetExhausted (24,
+// HTTP 429), and a ledger that cannot answer refuses it too (StoreUnavailable, 17), whatever
+// storeFailure says, since a request that could not be charged must not run.
+//
+// Fields are charged one after another in the order of their paths; when one is refused, the
+// fields charged before it in the same request stay charged (no refunds: a refund path is a
+// path to spend more than the limit, and the guesses were asked for). The request is refused as
+// a whole, so no statement runs.
+import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
+import { QpLedgerUnavailable } from "../budget/ledger.js";
+import type { EntityModel } from "../model/entity-model.js";
+import type { ParsedShape } from "../api/run-shape.js";
+import type { ShapeKind } from "../parse/parse-shapes.js";
+import { Operator } from "../shapes/enums.js";
+import { PolicyFeature } from "../shapes/policy-enums.js";
+import type { Condition, ConditionGroup, Filter, Segment, Summary } from "../shapes/shapes.js";
+import type { QpPolicyContext } from "./context.js";
+import type { DecisionTable } from "./decision-table.js";
+import { inferenceGuardOf } from "./inference.js";
+import type { QpGuessBudget, QpPolicyOptions } from "./options.js";
+import { reference } from "./references.js";
+import { outputChainOf } from "./sanitize.js";
+
+/**
+ * Charges each field's guesses (field path → count; zero counts are skipped) to the caller's
+ * budget, before the request runs. Does nothing without a budget or without guesses (no round
+ * trip to the ledger). Throws PolicyException GuessBudgetExhausted when a field's guesses do not
+ * fit, StoreUnavailable when the ledger fails, MissingContextValue when the caller has no subject
+ * of the budget's scope (an anonymous caller cannot be budgeted, so it is refused).
+ */
+export async function chargeGuessBudget(budget: QpGuessBudget | null, context: QpPolicyContext, entity: string, counts: ReadonlyMap<string, number>): Promise<void> {
+  if (budget === null) return;
+  const fields = [...counts].filter(([, count]) => count > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (fields.length === 0) return;
+  const scopeId = scopeIdOf(budget, context);
+  for (const [field, count] of fields) {
+    let result;
+    try {
+      result = await budget.ledger.charge({ scopeKind: budget.scope, scopeId, entity, field, kind: "guesses", cost: count, limit: budget.limit, window: budget.window });
+    } catch (error) {
+      const why = error instanceof QpLedgerUnavailable ? error.message : `the ledger failed (${error instanceof Error ? error.message : String(error)})`;
+      policyError(PolicyErrorCode.StoreUnavailable, `the guess budget could not be charged: ${why}; the request is refused`);
+    }
+    if (!result.charged) {
+      const reset = result.resetsAt ? `until ${result.resetsAt.toISOString()}` : "for good (window Never)";
+      policyError(PolicyErrorCode.GuessBudgetExhausted,
+        `the request makes ${count} guess${count === 1 ? "" : "es"} on ${field}, and ${result.remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`);
+    }
+  }
+}
+
+/** The caller's id in the budget's scope: its subjects of that kind (several: all of them, sorted, as one id). */
+function scopeIdOf(budget: QpGuessBudget, context: QpPolicyContext): string {
+  const ids = [...new Set(context.subjectsOf(budget.scope as never))].sort();
+  if (ids.length === 0) {
+    policyError(PolicyErrorCode.MissingContextValue, `the guess budget is kept per ${budget.scope} and the caller has no ${budget.scope} subject; the request is refused`);
+  }
+  return ids.length === 1 ? ids[0]! : JSON.stringify(ids);
+}
+
+// ---- the counts (a stop-gap) ------------------------------------------------------------------
+
+const guessOperators: readonly Operator[] = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn];
+
+/**
+ * STOP-GAP, to be replaced by the sanitizer's own per-request guess count (issue #42 item 1):
+ * the guesses of a request that passed the sanitizer, per field path (real names, so an alias
+ * and its member are one field): one per Equal or IEqual value and per In or IIn element, on a
+ * field the caller sees transformed, in the Where of a Filter or Summary and in every Segment
+ * set. It does not count Having conditions nor range bounds on generalized fields.
+ */
+export function countGuessesStopgap(options: QpPolicyOptions, decisions: DecisionTable, model: EntityModel, kind: ShapeKind, parsed: ParsedShape): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (!options.inferenceProtection) return counts;
+  const visit = (group: ConditionGroup | null | undefined, where: string) => {
+    if (!group) return;
+    group.conditions.forEach((condition: Condition, i) => {
+      if (!guessOperators.includes(condition.operator) || condition.field === null) return;
+      const ref = reference(model, condition.field, `${where}.conditions[${i}].field`);
+      const guard = inferenceGuardOf(options, ref.end, outputChainOf(ref.end, decisions.decide(ref.end, PolicyFeature.Select)));
+      if (guard) counts.set(ref.canonical, (counts.get(ref.canonical) ?? 0) + condition.values.length);
+    });
+    group.subConditionGroups.forEach((sub, i) => visit(sub, `${where}.subConditionGroups[${i}]`));
+  };
+  if (kind === "segment") (parsed as Segment).conditionSets.forEach((set, i) => visit(set.conditionGroup, `conditionSets[${i}].conditionGroup`));
+  else visit((parsed as Filter | Summary).conditionGroup, "conditionGroup");
+  return counts;
+}
