@@ -140,7 +140,9 @@ const acmeEnterprise = {
 
 const cells = [
   { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true },
+  { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false },
   { name: "nest11-typeorm03", nest: 11, typeorm: 0.3, bundles: false },
+  // Nest 11 with TypeORM 1.x is not a cell: @nestjs/typeorm 11 (the TypeOrmModule of Nest 11) takes typeorm ^0.3 only.
 ] as const;
 
 describe("consumers: the packed tarball installed into fresh apps", function () {
