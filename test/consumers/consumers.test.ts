@@ -27,9 +27,14 @@ const work = join(repo, "dist/consumers");
 
 interface Run { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
+/** This process's environment without what `npm test` passes its scripts (npm_config_*, npm_package_*): each fixture is its own project. */
+function ownEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))), ...extra };
+}
+
 function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<Run> {
   return new Promise((done) => {
-    execFile(command, args, { cwd, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env: ownEnvironment(env), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
     });
   });
@@ -107,7 +112,7 @@ interface App { readonly url: string; readonly banner: string; readonly child: C
 
 function startApp(cell: string, main: string, env: NodeJS.ProcessEnv): Promise<App> {
   return new Promise((started, failed) => {
-    const child = spawn(process.execPath, [main], { cwd: cell, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [main], { cwd: cell, env: ownEnvironment(env), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => { child.kill(); failed(new Error(`${main} did not start in 60 s\n${stdout}\n${stderr}`)); }, 60_000);
@@ -168,12 +173,14 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
         expect(versions("typeorm").startsWith(spec.typeorm === 1 ? "1." : "0.3.")).to.equal(true);
       });
 
-      it("compiles against the installed types: CommonJS (node10), ESM (NodeNext), and type-checks under Bundler", async () => {
+      // The Bundler check (no lib check skipped, so the slowest) runs in the client's cell only:
+      // querylib's declarations are the same in every cell.
+      it(`compiles against the installed types: CommonJS (node10), ESM (NodeNext)${spec.bundles ? ", and type-checks under Bundler" : ""}`, async () => {
         rmSync(join(cell, "out"), { recursive: true, force: true });
         rmSync(join(cell, "esm/out"), { recursive: true, force: true });
         await mustRun(process.execPath, [tsc(), "-p", "tsconfig.cjs.json"], cell);
         await mustRun(process.execPath, [tsc(), "-p", "tsconfig.esm.json"], cell);
-        await mustRun(process.execPath, [tsc(), "-p", "tsconfig.bundler.json"], cell);
+        if (spec.bundles) await mustRun(process.execPath, [tsc(), "-p", "tsconfig.bundler.json"], cell);
         // The CommonJS build really requires the package, the ESM build really imports it.
         expect(readFileSync(join(cell, "out/cjs/main.js"), "utf8")).to.match(/require\("querylib\/nest"\)/);
         expect(readFileSync(join(cell, "esm/out/main.js"), "utf8")).to.match(/from "querylib\/nest"/);
