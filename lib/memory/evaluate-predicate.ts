@@ -4,7 +4,7 @@ import { DataType, Operator as Op } from "../shapes/enums.js";
 import type { ColumnMember } from "../model/entity-model.js";
 import type { Predicate, Test } from "../plan/nodes.js";
 import { type OrderedTest, type TextTest, operators, orderedTest, textTest } from "../shapes/operator-table.js";
-import { type Row, calendarDate, follow, normalize, readColumn } from "./values.js";
+import { type Row, calendarDate, elementsOf, follow, normalize, readColumn } from "./values.js";
 import { foldCase } from "../dialect/fold-case.js";
 
 export function matches(row: Row, predicate: Predicate): boolean {
@@ -15,8 +15,9 @@ export function matches(row: Row, predicate: Predicate): boolean {
       return predicate.items.some((p) => matches(row, p));
     case "exists": {
       const owner = follow(row, predicate.hops);
-      const elements = owner?.[predicate.collection.member.name];
-      return Array.isArray(elements) && elements.some((element) => matches(element as Row, predicate.predicate));
+      if (owner === null) return false;
+      // Only the elements the collection's scope lets through (Hop.scope): the EXISTS' WHERE.
+      return elementsOf(owner[predicate.collection.member.name], predicate.collection).some((element) => matches(element, predicate.predicate));
     }
     case "compare":
       return test(readColumn(follow(row, predicate.left.hops), predicate.left.column), predicate.left.column, predicate);
