@@ -228,6 +228,14 @@ describeOnTargets("Policy: navigation between tenant-scoped entities", ["memory"
     }
   });
 
+  it("a guarded builder (filter) carries the target's predicate in its EXISTS and join too", async function () {
+    if (target === "memory") this.skip(); // a builder needs TypeORM
+    const builder = await applyPolicy(dataSource().getRepository(NavPatient), a).filter({ ...whereShape(cond("visits.cost", "LessThan", [10])), selects: ["id"] } as never);
+    assert.deepEqual((await builder.getMany()).map((p) => p.id), [], "B's visit 21 must not make A's patient 1 match");
+    const visits = await applyPolicy(dataSource().getRepository(NavVisit), a).filter({ ...whereShape(cond("patient.name", "Equal", ["Bob"])), selects: ["id"] } as never);
+    assert.deepEqual((await visits.getMany()).map((v) => v.id), []);
+  });
+
   it("navigations that are not proven tenant-safe stay refused, each naming why", async () => {
     await expectPolicyError(() => run(NavPatient, a, whereShape(cond("notes.text", "Equal", ["note"]))), PolicyErrorCode.FieldDeniedForWhere, /bound to the context value "orgId"/);
     await expectPolicyError(() => run(NavPatient, a, whereShape(cond("labs.value", "Equal", [7]))), PolicyErrorCode.FieldDeniedForWhere, /tests "tenantId" with In/);
