@@ -178,12 +178,12 @@ export class Sanitizer {
 
   /**
    * Rows of an entity scoped by QpForceWhere are reachable only as the root of a query, where the
-   * forced predicate wraps the request: a path that navigates into such an entity is denied
-   * (its rows would escape the scope)
+   * forced predicate wraps the request: a path that navigates into such an entity is denied (its
+   * rows would escape the scope), unless each hop into one is proven tenant-safe.
    */
   private scopedNavigation(ref: Reference, feature: PolicyFeature): Decision | null {
-    // Unless the navigation is proven tenant-safe (tenant-navigation.ts): then the target's forced
-    // predicates go on the hop (additions.navigation) and it is decided like any other path.
+    // A proven hop (tenant-navigation.ts) gets the target's forced predicates (additions.navigation)
+    // and the path is decided like any other.
     const reason = refusedNavigation(ref.path, this.provenNavigations);
     return reason === null ? null : { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: reason, overridden: [] };
   }
