@@ -8,7 +8,7 @@ import type { ColumnMember, EntityModel } from "../model/entity-model.js";
 import type { Hop } from "../resolve/resolved-path.js";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { Codes, fail } from "../errors/codes.js";
-import { compilePredicate } from "./compile-predicate.js";
+import type { Predicate } from "../plan/nodes.js";
 
 /** `ql_<n>`, `:ql_<n>` and SQLite's numeric form, made once per position instead of once per value. */
 const parameterTexts: { name: string; placeholder: string; numeric: string }[] = [];
@@ -160,13 +160,25 @@ export function referenceOn(writer: SqlWriter, hop: Hop, from: string, to: strin
 }
 
 /**
+ * What compiles a hop's scope: compilePredicate, registered by compile-predicate.ts when it loads
+ * (it writes through Scope, so importing it here would make the two modules import each other).
+ */
+let scopeCompiler: ((scope: Scope, predicate: Predicate) => string) | null = null;
+export function useScopeCompiler(compile: (scope: Scope, predicate: Predicate) => string): void {
+  scopeCompiler = compile;
+}
+
+/**
  * The forced predicates of a hop's target (Hop.scope), on its rows under `alias`, or null: a row
  * of another scope joins as no row and matches no EXISTS (policy/tenant-navigation.ts).
  */
 export function hopScope(writer: SqlWriter, hop: Hop, alias: string): string | null {
   if (!hop.scope || hop.scope.length === 0) return null;
+  // Fail closed: a scoped hop is never written without its scope.
+  if (!scopeCompiler) throw new Error("internal: no predicate compiler for a hop's scope (compile-predicate.ts registers it)");
   const scope = new Scope(writer, alias, hop.to);
-  const text = hop.scope.map((p) => compilePredicate(scope, p)).join(" AND ");
+  const compile = scopeCompiler;
+  const text = hop.scope.map((p) => compile(scope, p)).join(" AND ");
   if (scope.joinList().length > 0) throw new Error("internal: a hop's scope reads only its target's own columns");
   return `(${text})`;
 }

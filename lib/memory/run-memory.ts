@@ -8,8 +8,8 @@ import { primaryKeyOrder } from "../plan/projection.js";
 import { aggregateKind } from "../plan/build-summary.js";
 import { type FilterResult, type SummaryResult, pagedResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
-import { matches, test } from "./evaluate-predicate.js";
-import { type Row, type TextComparer, compareNullable, compareText, compareValues, elementsOf, follow, normalize, reached, readColumn } from "./values.js";
+import { elementsOf, follow, matches, reached, test } from "./evaluate-predicate.js";
+import { type Row, type TextComparer, compareNullable, compareText, compareValues, normalize, readColumn } from "./values.js";
 import { pageOffset } from "../shapes/page.js";
 
 export interface MemoryOptions {

@@ -1,37 +1,8 @@
 // Reading and comparing values of in-memory entities exactly as the databases do: nulls never
 // match, text compares by code point, numbers, dates and booleans by value.
 import type { ColumnMember } from "../model/entity-model.js";
-import type { Hop } from "../resolve/resolved-path.js";
-import { matches } from "./evaluate-predicate.js";
 
 export type Row = Record<string, unknown>;
-
-/** Follows reference hops; a missing reference, or one outside the hop's scope, yields null (a LEFT JOIN's null row). */
-export function follow(row: Row | null, hops: readonly Hop[]): Row | null {
-  let at: Row | null = row;
-  for (const hop of hops) {
-    if (at === null) return null;
-    at = reached(at[hop.member.name], hop);
-  }
-  return at;
-}
-
-/** The row a reference hop reaches, or null: none, or one the hop's scope (Hop.scope, its target's forced predicates) excludes. */
-export function reached(value: unknown, hop: Hop): Row | null {
-  if (value === null || value === undefined) return null;
-  return inScope(value as Row, hop) ? (value as Row) : null;
-}
-
-/** The elements of a collection hop that its scope lets through (all of them without one). */
-export function elementsOf(value: unknown, hop: Hop): Row[] {
-  if (!Array.isArray(value)) return [];
-  return hop.scope && hop.scope.length > 0 ? (value as Row[]).filter((element) => element !== null && element !== undefined && inScope(element, hop)) : (value as Row[]);
-}
-
-/** Whether a row reached through `hop` satisfies the forced predicates of its entity (policy/tenant-navigation.ts). */
-export function inScope(row: Row, hop: Hop): boolean {
-  return !hop.scope || hop.scope.every((p) => matches(row, p));
-}
 
 export function readColumn(row: Row | null, column: ColumnMember): unknown {
   if (row === null) return null;
