@@ -5,7 +5,7 @@ import type { ColumnMember } from "../model/entity-model.js";
 import type { TypedValue } from "../resolve/coerce-values.js";
 import type { Comparison, Predicate, Test } from "../plan/nodes.js";
 import { type OrderedTest, type TextTest, operators, orderedTest, textTest } from "../shapes/operator-table.js";
-import { Scope, collectionFrom, columnMetadataOf } from "./sql-writer.js";
+import { Scope, collectionFrom, columnMetadataOf, useScopeCompiler } from "./sql-writer.js";
 import type { ListSite, PatternKind } from "../dialect/sql-dialect.js";
 
 export function compilePredicate(scope: Scope, predicate: Predicate): string {
@@ -29,6 +29,8 @@ export function compilePredicate(scope: Scope, predicate: Predicate): string {
   }
 }
 
+// A hop's scope (Hop.scope: the forced predicates of a tenant-scoped target) is written by sql-writer.ts with this compiler.
+useScopeCompiler(compilePredicate);
 
 function compileComparison(scope: Scope, c: Comparison): string {
   const expr = scope.writer.column(scope.aliasAt(c.left.hops), columnMetadataOf(c.left.column));

@@ -8,6 +8,7 @@ import type { ColumnMember, EntityModel } from "../model/entity-model.js";
 import type { Hop } from "../resolve/resolved-path.js";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { Codes, fail } from "../errors/codes.js";
+import type { Predicate } from "../plan/nodes.js";
 
 /** `ql_<n>`, `:ql_<n>` and SQLite's numeric form, made once per position instead of once per value. */
 const parameterTexts: { name: string; placeholder: string; numeric: string }[] = [];
@@ -148,21 +149,53 @@ export class Scope {
   }
 }
 
-/** ON condition joining a reference target (alias `to`) to its parent (alias `from`). */
+/** ON condition joining a reference target (alias `to`) to its parent (alias `from`), with the target's scope (Hop.scope). */
 export function referenceOn(writer: SqlWriter, hop: Hop, from: string, to: string): string {
   const relation = relationOf(hop);
-  if (relation.isOwning) {
-    return relation.joinColumns.map((jc) => `${writer.column(to, jc.referencedColumn!)} = ${writer.column(from, jc)}`).join(" AND ");
-  }
-  const inverse = relation.inverseRelation!;
-  return inverse.joinColumns.map((jc) => `${writer.column(to, jc)} = ${writer.column(from, jc.referencedColumn!)}`).join(" AND ");
+  const keys = relation.isOwning
+    ? relation.joinColumns.map((jc) => `${writer.column(to, jc.referencedColumn!)} = ${writer.column(from, jc)}`).join(" AND ")
+    : relation.inverseRelation!.joinColumns.map((jc) => `${writer.column(to, jc)} = ${writer.column(from, jc.referencedColumn!)}`).join(" AND ");
+  const scope = hopScope(writer, hop, to);
+  return scope === null ? keys : `${keys} AND ${scope}`;
+}
+
+/**
+ * What compiles a hop's scope: compilePredicate, registered by compile-predicate.ts when it loads
+ * (it writes through Scope, so importing it here would make the two modules import each other).
+ */
+let scopeCompiler: ((scope: Scope, predicate: Predicate) => string) | null = null;
+export function useScopeCompiler(compile: (scope: Scope, predicate: Predicate) => string): void {
+  scopeCompiler = compile;
+}
+
+/**
+ * The forced predicates of a hop's target (Hop.scope), on its rows under `alias`, or null: a row
+ * of another scope joins as no row and matches no EXISTS (policy/tenant-navigation.ts).
+ */
+export function hopScope(writer: SqlWriter, hop: Hop, alias: string): string | null {
+  if (!hop.scope || hop.scope.length === 0) return null;
+  // Fail closed: a scoped hop is never written without its scope.
+  if (!scopeCompiler) throw new Error("internal: no predicate compiler for a hop's scope (compile-predicate.ts registers it)");
+  const scope = new Scope(writer, alias, hop.to);
+  const compile = scopeCompiler;
+  const text = hop.scope.map((p) => compile(scope, p)).join(" AND ");
+  if (scope.joinList().length > 0) throw new Error("internal: a hop's scope reads only its target's own columns");
+  return `(${text})`;
 }
 
 /**
  * FROM clause of a collection's elements (alias `child`) and the condition tying them to the
- * parent row (alias `parent`), for EXISTS tests and reduced order keys.
+ * parent row (alias `parent`), for EXISTS tests and reduced order keys; the target's scope
+ * (Hop.scope) is part of that condition, and on its own in `scope` (selected collections).
  */
-export function collectionFrom(writer: SqlWriter, hop: Hop, parent: string, child: string): { from: string; correlate: string; parentKeys: ColumnMetadata[]; childKeys: string[] } {
+export function collectionFrom(writer: SqlWriter, hop: Hop, parent: string, child: string): { from: string; correlate: string; parentKeys: ColumnMetadata[]; childKeys: string[]; scope: string | null } {
+  const found = collectionTables(writer, hop, parent, child);
+  // The target's scope (Hop.scope) holds for every element reached: in the correlation itself.
+  const scope = hopScope(writer, hop, child);
+  return { ...found, correlate: scope === null ? found.correlate : `${found.correlate} AND ${scope}`, scope };
+}
+
+function collectionTables(writer: SqlWriter, hop: Hop, parent: string, child: string): { from: string; correlate: string; parentKeys: ColumnMetadata[]; childKeys: string[] } {
   const relation = relationOf(hop);
   const target = writer.table(metadataOf(hop.to));
   if (relation.isOneToMany) {

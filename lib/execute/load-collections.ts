@@ -52,11 +52,11 @@ export async function loadCollections(connection: Connection, node: ProjectionNo
 async function loadChunk(connection: Connection, hop: Parameters<typeof collectionFrom>[1], child: ProjectionNode, keys: unknown[]) {
   const writer = new SqlWriter(connection.dialect);
   const alias = writer.nextAlias();
-  const { from, childKeys } = collectionFrom(writer, hop, alias, alias);
+  const { from, childKeys, scope: scoped } = collectionFrom(writer, hop, alias, alias);
   const scope = new Scope(writer, alias, hop.to);
   const selected: string[] = [];
   selectProjection(selected, scope, child, []);
   const order = hop.to.primaryKeys.map((k) => `${writer.column(alias, columnMetadataOf(k))} ASC`).join(", ");
-  const sql = `SELECT ${selected.join(", ")}, ${childKeys[0]} AS ${writer.ref("ql_parent")} FROM ${from}${scope.joinSql()} WHERE ${childKeys[0]} IN (:...ql_keys) ORDER BY ${order}`;
+  const sql = `SELECT ${selected.join(", ")}, ${childKeys[0]} AS ${writer.ref("ql_parent")} FROM ${from}${scope.joinSql()} WHERE ${childKeys[0]} IN (:...ql_keys)${scoped === null ? "" : ` AND ${scoped}`} ORDER BY ${order}`;
   return runStatement(connection, toPositional(sql, [writer.params, { ql_keys: keys }], connection.dialect));
 }

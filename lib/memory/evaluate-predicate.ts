@@ -4,7 +4,8 @@ import { DataType, Operator as Op } from "../shapes/enums.js";
 import type { ColumnMember } from "../model/entity-model.js";
 import type { Predicate, Test } from "../plan/nodes.js";
 import { type OrderedTest, type TextTest, operators, orderedTest, textTest } from "../shapes/operator-table.js";
-import { type Row, calendarDate, follow, normalize, readColumn } from "./values.js";
+import { type Row, calendarDate, normalize, readColumn } from "./values.js";
+import type { Hop } from "../resolve/resolved-path.js";
 import { foldCase } from "../dialect/fold-case.js";
 
 export function matches(row: Row, predicate: Predicate): boolean {
@@ -15,12 +16,40 @@ export function matches(row: Row, predicate: Predicate): boolean {
       return predicate.items.some((p) => matches(row, p));
     case "exists": {
       const owner = follow(row, predicate.hops);
-      const elements = owner?.[predicate.collection.member.name];
-      return Array.isArray(elements) && elements.some((element) => matches(element as Row, predicate.predicate));
+      if (owner === null) return false;
+      // Only the elements the collection's scope lets through (Hop.scope): the EXISTS' WHERE.
+      return elementsOf(owner[predicate.collection.member.name], predicate.collection).some((element) => matches(element, predicate.predicate));
     }
     case "compare":
       return test(readColumn(follow(row, predicate.left.hops), predicate.left.column), predicate.left.column, predicate);
   }
+}
+
+/** Follows reference hops; a missing reference, or one outside the hop's scope, yields null (a LEFT JOIN's null row). */
+export function follow(row: Row | null, hops: readonly Hop[]): Row | null {
+  let at: Row | null = row;
+  for (const hop of hops) {
+    if (at === null) return null;
+    at = reached(at[hop.member.name], hop);
+  }
+  return at;
+}
+
+/** The row a reference hop reaches, or null: none, or one the hop's scope (Hop.scope, its target's forced predicates) excludes. */
+export function reached(value: unknown, hop: Hop): Row | null {
+  if (value === null || value === undefined) return null;
+  return inScope(value as Row, hop) ? (value as Row) : null;
+}
+
+/** The elements of a collection hop that its scope lets through (all of them without one). */
+export function elementsOf(value: unknown, hop: Hop): Row[] {
+  if (!Array.isArray(value)) return [];
+  return hop.scope && hop.scope.length > 0 ? (value as Row[]).filter((element) => element !== null && element !== undefined && inScope(element, hop)) : (value as Row[]);
+}
+
+/** Whether a row reached through `hop` satisfies the forced predicates of its entity (policy/tenant-navigation.ts). */
+export function inScope(row: Row, hop: Hop): boolean {
+  return !hop.scope || hop.scope.every((p) => matches(row, p));
 }
 
 /** One value against a test; shared with Having. */

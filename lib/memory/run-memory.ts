@@ -8,8 +8,8 @@ import { primaryKeyOrder } from "../plan/projection.js";
 import { aggregateKind } from "../plan/build-summary.js";
 import { type FilterResult, type SummaryResult, pagedResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
-import { matches, test } from "./evaluate-predicate.js";
-import { type Row, type TextComparer, compareNullable, compareText, compareValues, follow, normalize, readColumn } from "./values.js";
+import { elementsOf, follow, matches, reached, test } from "./evaluate-predicate.js";
+import { type Row, type TextComparer, compareNullable, compareText, compareValues, normalize, readColumn } from "./values.js";
 import { pageOffset } from "../shapes/page.js";
 
 export interface MemoryOptions {
@@ -29,8 +29,9 @@ function sortKey(row: Row, value: ValueRef): unknown {
   for (const hop of value.chain) {
     frontier = frontier.flatMap((r) => {
       const next = r[hop.member.name];
-      if (hop.kind === "collection") return Array.isArray(next) ? (next as Row[]) : [];
-      return next === null || next === undefined ? [] : [next as Row];
+      if (hop.kind === "collection") return elementsOf(next, hop);
+      const one = reached(next, hop);
+      return one === null ? [] : [one];
     });
   }
   const values = frontier.map((r) => normalizedText(readColumn(r, value.column), value.column)).filter((v) => v !== null);
@@ -79,12 +80,12 @@ function project(row: Row, node: ProjectionNode, typed: boolean): Row {
     }
     at[parts[parts.length - 1]!] = readColumn(row, column) ?? null;
   }
-  for (const [name, { node: child }] of node.references) {
-    const target = row[name] as Row | null | undefined;
+  for (const [name, { hop, node: child }] of node.references) {
+    const target = reached(row[name], hop);
     out[name] = target ? project(target, child, typed) : typed ? null : project({}, child, typed);
   }
-  for (const [name, { node: child }] of node.collections) {
-    const elements = Array.isArray(row[name]) ? (row[name] as Row[]) : [];
+  for (const [name, { hop, node: child }] of node.collections) {
+    const elements = elementsOf(row[name], hop);
     out[name] = sortRows([...elements], primaryKeyOrder(child.model), {}).map((e) => project(e, child, typed));
   }
   return out;

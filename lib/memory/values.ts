@@ -1,20 +1,8 @@
 // Reading and comparing values of in-memory entities exactly as the databases do: nulls never
 // match, text compares by code point, numbers, dates and booleans by value.
 import type { ColumnMember } from "../model/entity-model.js";
-import type { Hop } from "../resolve/resolved-path.js";
 
 export type Row = Record<string, unknown>;
-
-/** Follows reference hops; a missing reference yields null (a LEFT JOIN's null row). */
-export function follow(row: Row | null, hops: readonly Hop[]): Row | null {
-  let at: Row | null = row;
-  for (const hop of hops) {
-    if (at === null) return null;
-    const next = at[hop.member.name];
-    at = next === null || next === undefined ? null : (next as Row);
-  }
-  return at;
-}
 
 export function readColumn(row: Row | null, column: ColumnMember): unknown {
   if (row === null) return null;

@@ -7,7 +7,8 @@ import { type EntityModel, type MemberScope, modelOfClass } from "../model/entit
 import type { FieldKind } from "../model/field-kind.js";
 import { fittingDataTypes } from "../plan/operator-rules.js";
 import { attributeSources } from "../policy/decide.js";
-import { forcedSourceOf, operatorLimitOf } from "../policy/entity-policy.js";
+import { operatorLimitOf } from "../policy/entity-policy.js";
+import { navigationRefusal } from "../policy/tenant-navigation.js";
 import { type PolicyMember, policyMember } from "../policy/references.js";
 import type { QpCaps } from "../policy/options.js";
 import { operatorsOf } from "../shapes/operator-table.js";
@@ -87,7 +88,8 @@ export function widestFieldsOf(entity: Function, caps: QpCaps): WidestField[] {
       // A denied navigation is not selectable whole, yet its target's members are reached through
       // it with their own decisions (policy/references.ts): the walk goes on.
       const target: EntityModel = member.target();
-      if (forcedSourceOf(target.target)) continue;
+      // Not offered: a navigation into a scoped entity that is not proven tenant-safe (policy/tenant-navigation.ts).
+      if (navigationRefusal(owner, member.name, target.target)) continue;
       if (!sealedDeny(step, PolicyFeature.Select)) fields.push(whole());
       const seen = counts.get(target.target) ?? 0;
       if (level >= levels || seen + 1 > caps.schemaCycleLimit) continue;

@@ -21,7 +21,8 @@ import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type PolicyMember, policyMember, reference } from "./references.js";
 import { memberCost, referenceCost } from "./cost.js";
-import { forcedSourceOf, whereOperatorsOf } from "./entity-policy.js";
+import { whereOperatorsOf } from "./entity-policy.js";
+import { hopsOf, navigationRefusal } from "./tenant-navigation.js";
 import { outputChainOf } from "./sanitize.js";
 import { type InferenceGuard, inferenceGuardOf } from "./inference.js";
 import type { TransformChain } from "../transform/field-transforms.js";
@@ -109,9 +110,10 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
         continue;
       }
       const target = member.target();
-      // Rows of a QpForceWhere-scoped entity are reachable only as a query's root (rule 8: what
-      // every query through this navigation would refuse is not offered).
-      if (forcedSourceOf(target.target)) continue;
+      // Rows of a QpForceWhere-scoped entity are reachable only as a query's root or through a
+      // navigation proven tenant-safe (tenant-navigation.ts; rule 8: what every query through
+      // this navigation would refuse is not offered).
+      if (navigationRefusal(owner, member.name, target.target)) continue;
       const nodeHops = hops + 1;
       const seen = counts.get(target.target) ?? 0;
       const expandable = level < depth && seen + 1 <= caps.schemaCycleLimit && nodeHops <= caps.maxNavigationDepth;
@@ -132,7 +134,7 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
     const hops = ref.path.hops.length + 1;
     if (hops > caps.maxNavigationDepth) fail(Codes.InvalidField, `"${raw}" is deeper than MaxNavigationDepth (${caps.maxNavigationDepth})`, "paths");
     // A subtree through a scoped entity is as absent as its node: nothing to describe.
-    if ([...ref.path.hops.map((hop) => hop.to.target), target.target].some((t) => forcedSourceOf(t))) continue;
+    if (hopsOf(ref.path).some((hop) => navigationRefusal(hop.from.target, hop.member.name, hop.to.target))) continue;
     response.roots.push(ref.publicPath);
     // A subtree request resets the cycle count: the subtree's own type counts once.
     const crossedCost = referenceCost(ref, engine.options.caps);

@@ -12,7 +12,8 @@ import { operators as operatorTable } from "../shapes/operator-table.js";
 import { Operator } from "../shapes/enums.js";
 import { QpPolicyContext } from "./context.js";
 import { DecisionTable } from "./decision-table.js";
-import { classPolicyOf, describeSource, forcedSourceOf, operatorLimitOf } from "./entity-policy.js";
+import { classPolicyOf, describeSource, operatorLimitOf } from "./entity-policy.js";
+import { navigationRefusal } from "./tenant-navigation.js";
 import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
 import { policyMember } from "./references.js";
 import { lintField } from "./lint-fields.js";
@@ -139,16 +140,15 @@ function lintEntity(entity: string, target: Function, options: QpPolicyOptions, 
       }
     }
   }
-  const forced = forcedSourceOf(target);
-  if (!forced) {
-    for (const member of model.scope.all()) {
-      if (member.kind !== "reference" && member.kind !== "collection") continue;
-      const reached = member.target().target;
-      const scopedBy = forcedSourceOf(reached);
-      if (!scopedBy) continue;
-      const name = classPolicyOf(target).members.get(member.name)?.alias ?? member.name;
-      at("NavigationIntoScopedEntity", "info", name, null, scopedBy, `${entity} is not scoped but reaches ${reached.name}, which is (${scopedBy}): guarded queries refuse every path through ${name} (its rows would escape the scope)`, `scope ${entity} too, or hide ${name} (QpDenied) so the schema does not suggest it`);
-    }
+  // Every navigation into a QpForceWhere-scoped entity that guarded queries refuse (not proven
+  // tenant-safe, tenant-navigation.ts), with why and the fix; proven ones are not findings.
+  for (const member of model.scope.all()) {
+    if (member.kind !== "reference" && member.kind !== "collection") continue;
+    const refusal = navigationRefusal(target, member.name, member.target().target);
+    if (!refusal) continue;
+    const name = policy.members.get(member.name)?.alias ?? member.name;
+    at(refusal.unscopedSource ? "NavigationIntoScopedEntity" : "NavigationNotTenantSafe", "info", name, null, refusal.source,
+      `${refusal.why}: guarded queries refuse every path through ${name} (its rows would escape the scope)`, refusal.fix);
   }
   // Each required filter is a condition of the caller's: more of them than MaxConditions can never all be sent.
   const required = [...policy.members.values()].filter((m) => m.attributes.some((a) => a.kind === "requireWhere"));

@@ -22,7 +22,7 @@ import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../valid
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { ruleMaskChain } from "../transform/field-transforms.js";
-import { checkAliasCollisions, classPolicyOf, describeSource, forcedSourceOf, operatorsAllowedBy } from "./entity-policy.js";
+import { checkAliasCollisions, classPolicyOf, describeSource, operatorsAllowedBy } from "./entity-policy.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { QpPolicyContext } from "./context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
@@ -40,6 +40,7 @@ import { summaryOrderTarget } from "./summary-order-target.js";
 import { type InferenceGuard, equalityOperators, inferenceGuardOf, onBoundary, rangeOperators } from "./inference.js";
 import { toToken } from "../resolve/coerce-values.js";
 import { InferenceRisk } from "../shapes/policy-enums.js";
+import { navigationScopes, refusedNavigation } from "./tenant-navigation.js";
 
 
 const deniedCode: Record<number, PolicyErrorCode> = {
@@ -177,20 +178,18 @@ export class Sanitizer {
 
   /**
    * Rows of an entity scoped by QpForceWhere are reachable only as the root of a query, where the
-   * forced predicate wraps the request: a path that navigates into such an entity is denied
-   * (its rows would escape the scope).
+   * forced predicate wraps the request: a path that navigates into such an entity is denied (its
+   * rows would escape the scope), unless each hop into one is proven tenant-safe.
    */
   private scopedNavigation(ref: Reference, feature: PolicyFeature): Decision | null {
-    const hops = ref.path.end.kind === "relation" ? [...ref.path.hops, ref.path.end.hop] : ref.path.hops;
-    for (const hop of hops) {
-      const source = forcedSourceOf(hop.to.target);
-      if (source) {
-        const reason = `${source} (rows of ${hop.to.name} are reachable only as the query's root)`;
-        return { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: reason, overridden: [] };
-      }
-    }
-    return null;
+    // A proven hop (tenant-navigation.ts) gets the target's forced predicates (additions.navigation)
+    // and the path is decided like any other.
+    const reason = refusedNavigation(ref.path, this.provenNavigations);
+    return reason === null ? null : { feature, effect: PolicyEffect.Deny, level: PolicyLevel.SealedAttribute, source: reason, overridden: [] };
   }
+
+  /** The scoped entities a proven navigation enters (tenant-navigation.ts), with their models. */
+  private readonly provenNavigations = new Map<Function, EntityModel>();
 
   decision(member: PolicyMember, feature: PolicyFeature): Decision {
     return this.decisions.decide(member, feature);
@@ -578,7 +577,7 @@ export class Sanitizer {
     }
     const trace: PolicyTrace = { tier: this.options.tier, dryRun: this.dryRun, snapshotVersion: this.decisions.rules.version, cost: this.cost, entries: this.diagnostics.map(traceEntryOf) };
     const additions: PlanAdditions = {
-      forced: this.forcedConditions, floor, page: this.injectedPage,
+      forced: this.forcedConditions, floor, page: this.injectedPage, navigation: navigationScopes(this.provenNavigations, this.context.values),
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
     };

@@ -9,7 +9,9 @@
 // - the group floor becomes a hidden COUNT(*) aggregate and and(count >= floor, caller's having),
 //   so totals and pages count only the groups returned;
 // - a request without a page gets the page the guard injects, and the projection becomes the
-//   columns the caller may read (members the policy dropped removed, whole objects expanded).
+//   columns the caller may read (members the policy dropped removed, whole objects expanded);
+// - every hop into a scoped entity that a proven tenant-safe navigation crosses carries that
+//   entity's forced predicates (tenant-navigation.ts), applied in its join or EXISTS.
 import { Codes, fail } from "../errors/codes.js";
 import { Aggregator, Connector, DataType, Operator } from "../shapes/enums.js";
 import type { Condition, ConditionGroup, PageBy } from "../shapes/shapes.js";
@@ -19,6 +21,7 @@ import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
 import type { ShapePlan } from "../api/run-shape.js";
 import { withoutImpliedBy } from "./implied-by-forced.js";
+import { scopedHops } from "./tenant-navigation.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";
@@ -32,6 +35,11 @@ export interface PlanAdditions {
   readonly page: PageBy | null;
   /** A Filter's or Segment's columns the caller may read, null for the whole root; undefined: a Summary's (no projection). */
   readonly projection?: readonly ResolvedPath[] | null;
+  /**
+   * The forced conditions of each scoped entity a proven tenant-safe navigation enters (real
+   * names, values from the context): put on every hop into it (tenant-navigation.ts).
+   */
+  readonly navigation?: ReadonlyMap<Function, readonly Condition[]>;
 }
 
 /**
@@ -57,7 +65,7 @@ function andForced(forced: readonly Predicate[], caller: Predicate | null): Pred
 /** `predicates`: the forced conditions as plan nodes, when the caller built them already (a guarded builder pins them too). */
 export function transformPlan(original: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
   const { forced, floor } = additions;
-  const planned = pagedAndProjected(original, additions);
+  const planned = scopedHops(pagedAndProjected(original, additions), additions.navigation);
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
   predicates ??= forcedPredicates(planned.plan.root, forced);
   const implied = withoutImpliedBy(predicates);

@@ -375,11 +375,17 @@ describe("sample app", function () {
         expect(field("balance").transforms).to.deep.equal(["Generalize:Bucket"]);
         expect(field("balance").features).to.include.members(["Group", "Aggregate"]);
         expect(field("segment").features).to.include.members(["Group", "Aggregate"]);
-        // Orders and the tenant are tenant-scoped: reachable only as a query's root, so not offered beneath customers.
-        expect(reply.body.nodes.map((n: { path: string }) => n.path)).to.deep.equal(["contact"]);
-        expect(reply.body.fields.some((f: { path: string }) => f.path.startsWith("orders.") || f.path.startsWith("tenant."))).to.equal(false);
-        const denied = await as("ben")("POST", "/api/customers/filter", { selects: ["id", "orders.total"] });
-        expect(denied.body.policy.entries.find((e: { field: string }) => e.field === "orders.total")).to.include({ action: "Dropped" });
+        // Orders and the tenant are scoped by the same tenantId as customers: proven tenant-safe
+        // navigations (issue #42), offered beneath customers, with the target's tenant predicate inside.
+        expect(reply.body.nodes.map((n: { path: string }) => n.path)).to.deep.equal(["tenant", "contact", "orders", "orders.customer", "orders.items"]);
+        expect(reply.body.fields.some((f: { path: string }) => f.path === "orders.total")).to.equal(true);
+        const navigated = await as("ben")("POST", "/api/customers/filter", { selects: ["id", "orders.total", "tenant.id"], page: { pageNumber: 1, pageSize: 50 } });
+        expect(navigated.status, navigated.text).to.equal(200);
+        // Shown through its format (Mutated), no longer Dropped.
+        expect(navigated.body.policy.entries.find((e: { field: string }) => e.field === "orders.total")).to.include({ action: "Mutated" });
+        expect(navigated.body.data.length).to.be.greaterThan(0);
+        expect(navigated.body.data.every((c: { tenant: { id: string } | null }) => c.tenant?.id === "acme"), JSON.stringify(navigated.body.data[0])).to.equal(true);
+        expect(navigated.body.data.some((c: { orders: unknown[] }) => c.orders.length > 0)).to.equal(true);
       });
 
       it("shows staff names to analysts as keyed hashes: equal names, equal hashes", async () => {

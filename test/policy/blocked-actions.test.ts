@@ -11,7 +11,7 @@ import { Doctor, Patient, Visit } from "./domain.js";
 import { AliasClash, Bed, CaseTwin, Clinic, Ward } from "./more-domain.js";
 import {
   type Guarded, type Shape, and, assertTenant, bedDefaultRow, bedsOf, bothTiers, cond, convenience, engineWith, entriesFor, expectEntry, expectLogicError,
-  expectPolicyError, group as subGroup, idsOf, oracle, or, patientDefaultRow, plain, scopedNavigationSource, strict, t1, t2, tenantContext, wardDefaultRow,
+  expectPolicyError, group as subGroup, idsOf, oracle, or, patientDefaultRow, plain, scopedNavigationSource, scopedNavigationTrace, strict, t1, t2, tenantContext, wardDefaultRow,
   wardOracle, whereShape,
 } from "./helpers.js";
 import { type PolicyTargetContext, forEachPolicyTarget } from "./policy-targets.js";
@@ -209,7 +209,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
         else {
           const withPatient = await run(ctx, Visit, c(), { ...pinVisits(1, 2), selects: ["id", "patient"] });
           assert.deepEqual(plain(withPatient.data), visitsOf(1, 2).map((v) => ({ id: v.id })));
-          expectEntry(withPatient.policy, "patient", "Select", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationSource, enforced: true });
+          expectEntry(withPatient.policy, "patient", "Select", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationTrace("patient"), enforced: true });
           assert.equal(withPatient.policy.entries.filter((e) => e.field.startsWith("patient.")).length, 0, "the denied navigation is not expanded");
         }
         const address = await run(ctx, Clinic, c(), { selects: ["address"] });
@@ -277,7 +277,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
           for (const dynamic of [false, true]) {
             const result = await run(ctx, entity, c(), shape, { dynamic });
             assert.deepEqual(plain(result.data), expected.map((row) => ({ id: row.id })), `${entity.name} ${JSON.stringify(shape.selects)}`);
-            for (const field of navigations) expectEntry(result.policy, field, "Select", { action: PolicyAction.Dropped, level: 1, source: src, enforced: true });
+            for (const field of navigations) expectEntry(result.policy, field, "Select", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationTrace(field), enforced: true });
           }
           const only = { ...shape, selects: shape.selects.filter((f) => f !== "id") };
           await expectPolicyError(() => run(ctx, entity, c(), only), PolicyErrorCode.AllSelectsDenied);
@@ -291,7 +291,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
         } else {
           const ordered = await run(ctx, Visit, c(), byName);
           assert.deepEqual(ids(ordered), idsOf(visitsOf(1, 2)));
-          expectEntry(ordered.policy, "patient.name", "Order", { action: PolicyAction.Dropped, level: 1, source: src, enforced: true });
+          expectEntry(ordered.policy, "patient.name", "Order", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationTrace("patient.name"), enforced: true });
           const doctors = await run(ctx, Doctor, c(), { orders: [{ sort: 1, field: "patients.id", direction: "Ascending" }], selects: ["id"] });
           assert.deepEqual(ids(doctors), [1, 2], "applied, the order would put Dr 2 (patient 1) first");
         }
@@ -555,7 +555,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
         // Through the tenant-scoped Patient the navigation is what is dropped, and the trace says why.
         const visit = await run(ctx, Visit, c(), { ...pinVisits(3), selects: ["id", "patient.mail"] });
         assert.deepEqual(plain(visit.data), visitsOf(3).map((v) => ({ id: v.id })));
-        expectEntry(visit.policy, "patient.mail", "Select", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationSource, enforced: true });
+        expectEntry(visit.policy, "patient.mail", "Select", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationTrace("patient.mail"), enforced: true });
       });
 
       it("precedence: a sealed attribute (level 1) beats an overridable one (level 6)", async () => {
@@ -625,7 +625,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
     it("a select through a reference into Patient's collection (Visit → patient.visits.reason) is the scoped navigation: dropped / 2", async () => {
       const result = await run(ctx, Visit, await tenantContext(convenience), { ...pinVisits(2, 5), selects: ["id", "patient.visits.reason"] });
       assert.deepEqual(plain(result.data), visitsOf(2, 5).map((v) => ({ id: v.id })));
-      expectEntry(result.policy, "patient.visits.reason", "Select", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationSource, enforced: true });
+      expectEntry(result.policy, "patient.visits.reason", "Select", { action: PolicyAction.Dropped, level: 1, source: scopedNavigationTrace("patient.visits.reason"), enforced: true });
       const s1 = await tenantContext(strict);
       await expectPolicyError(() => run(ctx, Visit, s1, { ...pinVisits(2, 5), selects: ["id", "patient.visits.reason"] }), PolicyErrorCode.FieldDeniedForSelect, scopedNavigationSource);
     });

@@ -126,6 +126,16 @@ export function patientDefaultRow(p: (typeof oracle.patients)[number]): Record<s
  */
 export const scopedNavigationSource = "QpForceWhere on Patient.tenantId (rows of Patient are reachable only as the query's root)";
 
+/**
+ * The whole trace source of such a refusal in this domain: the rule's words, then why the hop is
+ * not proven tenant-safe (lib/policy/tenant-navigation.ts): Doctor.patients or Visit.patient,
+ * neither of which is scoped.
+ */
+export function scopedNavigationTrace(path: string): string {
+  const [from, member] = /(^|\.)patients(\.|$)/i.test(path) ? ["Doctor", "patients"] : ["Visit", "patient"];
+  return `${scopedNavigationSource}; not proven tenant-safe: ${from}.${member} → Patient: ${from} has no QpForceWhere, so nothing confines its rows to the caller's "tenantId"`;
+}
+
 /** The unscoped Ward/Bed pair (more-domain.ts), for navigation tests that must not cross Patient. */
 export const wardOracle = wardData();
 export const bedsOf = (...wardIds: number[]) => wardOracle.beds.filter((b) => wardIds.includes(b.wardId));

@@ -104,6 +104,28 @@ function expectNone(findings: readonly QpLintFinding[], code: string, field?: st
   @PrimaryColumn({ type: "int" }) id!: number;
   @OneToMany(() => TenantRow, (t) => t.catalogue) rows!: TenantRow[];
 }
+/** Scoped by the tenant, with navigations into an entity scoped by the same value (proven) and one scoped by another value (refused). */
+@QpEntity({ requirePolicy: true })
+@Entity("lint_scoped_owner") class ScopedOwner {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpForceWhere({ operator: Operator.Equal, contextValue: "tenantId" }) @Column({ type: "varchar", length: 20 }) tenantId!: string;
+  @OneToMany(() => SameTenantChild, (c) => c.owner) children!: unknown[];
+  @OneToMany(() => OtherScopeChild, (c) => c.owner) others!: unknown[];
+}
+@QpEntity({ requirePolicy: true })
+@Entity("lint_same_tenant_child") class SameTenantChild {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpForceWhere({ operator: Operator.Equal, contextValue: "tenantId" }) @Column({ type: "varchar", length: 20 }) tenantId!: string;
+  @ManyToOne(() => ScopedOwner, (o) => o.children) @JoinColumn({ name: "ownerId" }) owner!: unknown;
+  @Column({ type: "int" }) ownerId!: number;
+}
+@QpEntity({ requirePolicy: true })
+@Entity("lint_other_scope_child") class OtherScopeChild {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpForceWhere({ operator: Operator.Equal, contextValue: "regionId" }) @Column({ type: "varchar", length: 20 }) regionId!: string;
+  @ManyToOne(() => ScopedOwner, (o) => o.others) @JoinColumn({ name: "ownerId" }) owner!: unknown;
+  @Column({ type: "int" }) ownerId!: number;
+}
 @QpEntity({ requirePolicy: true })
 @Entity("lint_not_pinned") class NotPinned {
   @PrimaryColumn({ type: "int" }) id!: number;
@@ -243,6 +265,15 @@ describe("Policy linter: a corpus of misconfigurations, each with its exact find
   });
   it("29 an unscoped entity reaching a scoped one: NavigationIntoScopedEntity, info", () => {
     expectFinding(lint(Catalogue, {}, [], {}, [[TenantRow, "tenant_rows"]]), { code: "NavigationIntoScopedEntity", severity: "info", field: "rows", entity: THINGS, source: "QpForceWhere on TenantRow.tenantId" });
+  });
+  it("29b a scoped entity reaching one scoped by another context value: NavigationNotTenantSafe, info, with the reason and the fix; the same value: none", () => {
+    const findings = lint(ScopedOwner, {}, [], {}, [[SameTenantChild, "children"], [OtherScopeChild, "others"]]);
+    const found = expectFinding(findings, { code: "NavigationNotTenantSafe", severity: "info", field: "others", entity: THINGS, source: "QpForceWhere on OtherScopeChild.regionId", why: /bound to the context value "regionId", ScopedOwner's QpForceWhere to "tenantId"/ });
+    assert.match(found.fix, /same context value/);
+    expectNone(findings, "NavigationNotTenantSafe", "children");
+    expectNone(findings, "NavigationIntoScopedEntity", "children");
+    // And back: the child scoped by regionId reaching the tenant-scoped owner is refused too.
+    expectFinding(findings, { code: "NavigationNotTenantSafe", field: "owner", entity: "others", source: "QpForceWhere on ScopedOwner.tenantId" });
   });
   it("30 policy decorators without requirePolicy: PolicyNotRequired, warning; with it, none", () => {
     expectFinding(lint(Masked), { code: "PolicyNotRequired", severity: "warning", field: null });
