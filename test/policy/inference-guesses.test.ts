@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
 import {
-  DatePart, GeneralizeMode, MaskStrategy, PolicyEffect, PolicyErrorCode, PolicyFeature,
+  DatePart, GeneralizeMode, InferenceRisk, MaskStrategy, PolicyEffect, PolicyErrorCode, PolicyFeature,
   QpEntityCatalogue, QpGeneralize, QpMask, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
 import { guessCountsOf, guessesOf } from "../../lib/policy/inference.js";
@@ -120,6 +120,10 @@ describeOnTargets("Inference protection: guesses per request", ["memory", "sqlit
     // Equal conditions count too, and sub-groups: 6 + 5 values Or-ed in two groups.
     const split = group("Or", [], [group("Or", names.slice(0, 6).map((n, i) => cond("name", "Equal", [n], "Text", i + 1)), [], 1), group("Or", [cond("name", "In", names.slice(6, 11))], [], 2)], 2);
     await expectPolicyError(() => now.targetIn(split), PolicyErrorCode.CapExceeded, "11 values tested against name");
+    // Cached plans and shapes: ten Or-ed Equal run three times (the shape is reused), eleven are refused every time.
+    const orEqual = (n: number) => group("Or", names.slice(0, n).map((v, i) => cond("name", "Equal", [v], "Text", i + 1)), [], 2);
+    for (let i = 0; i < 3; i++) assert.equal(await now.targetIn(orEqual(10)), false);
+    for (let i = 0; i < 2; i++) await expectPolicyError(() => now.targetIn(orEqual(11)), PolicyErrorCode.CapExceeded, "11 values tested against name");
     // The residual: ten guesses a request, and a known value confirmed in one.
     assert.equal(await now.targetIn(orLists("email", [...emails.slice(0, 9), target.email])), true);
     assert.equal(await now.targetIn(group("And", [cond("name", "Equal", [target.name])], [], 2)), true, "equality on a hashed name is one guess");
@@ -207,7 +211,28 @@ describeOnTargets("Inference protection: guesses per request", ["memory", "sqlit
   });
 });
 
+@Entity("inf_guess_accepting")
+class AcceptingCustomer {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @Column({ type: "varchar", length: 20 }) segment!: string;
+  @QpMask({ strategy: MaskStrategy.Email, acceptInferenceRisks: [InferenceRisk.SummaryGuess] }) @Column({ type: "varchar", length: 120 }) email!: string;
+}
+
 describe("Inference protection: guess counts", () => {
+  it("a field that accepts SummaryGuess keeps equality in a floored Summary, traced as such, and still counts toward the allowance", async () => {
+    const engine = new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(AcceptingCustomer, "accepting"), inferenceProtection: true, lint: "off", caps: { minGroupSize: 3 } });
+    const context = await engine.prepareAsync(new QpPolicyContext());
+    const data = rows.map((r) => Object.assign(new AcceptingCustomer(), { id: r.id, segment: r.segment, email: r.email }));
+    const summary = (emails: string[]) => ({
+      conditionGroup: group("Or", [cond("id", "In", padding.map((r) => r.id), "Number"), cond("email", "In", emails, "Text", 2)]),
+      groupBy: { fields: ["segment"], aggregateBy: [{ alias: "n", aggregator: "Count" }] },
+    });
+    const result = await applyPolicy(data, context).toListAsync(summary([target.email])) as unknown as Result;
+    assert.equal(Number(result.data[0]!.n), 3);
+    assert.ok(result.policy.entries.some((e) => e.field === "email" && /inference risk accepted: SummaryGuess/.test(e.reason ?? "")));
+    await expectPolicyError(() => applyPolicy(data, context).toListAsync(summary(rows.slice(0, 11).map((r) => r.email))), PolicyErrorCode.CapExceeded, "MaxProtectedInValues is 10");
+  });
+
   it("guessesOf counts each tested value and no value for IsNull; guessCountsOf reads a request's counts per field", async () => {
     assert.deepEqual([guessesOf(Operator.Equal, 1), guessesOf(Operator.In, 7), guessesOf(Operator.Between, 2), guessesOf(Operator.IsNull, 0), guessesOf(Operator.IsNotNull, 0)], [1, 7, 2, 0, 0]);
     const engine = new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(GuessCustomer, CUSTOMERS), hashSalt: "inference-guesses-salt-0123", inferenceProtection: true });
