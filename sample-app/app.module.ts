@@ -14,6 +14,7 @@ import { Tenant, publicNames, sampleEntities } from "./domain/entities.js";
 import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./domain/seed.js";
 import { type StartupOutcome, prepareSampleDatabase } from "./startup.js";
 import { resolveDevMode } from "./dev-mode.js";
+import { resolveSampleSecrets } from "./secrets.js";
 import { DevUsersController, QueryController, SAMPLE_DEV_MODE, UnknownEntityController } from "./query.controller.js";
 import { SampleRuleNotifications } from "./rule-notifications.js";
 
@@ -63,11 +64,6 @@ export const sampleRules = [
   },
 ] as const;
 
-/** The HMAC key of the Hash strategy (at least 16 characters); set QUERYLIB_HASH_SALT outside a demo. */
-export const sampleHashSalt = () => process.env.QUERYLIB_HASH_SALT ?? "querylib-sample-app-demo-salt";
-
-/** The relational token vault's digest key (at least 16 characters, the same in every replica); set QUERYLIB_VAULT_KEY outside a demo. */
-export const sampleVaultKey = () => process.env.QUERYLIB_VAULT_KEY ?? "querylib-sample-app-demo-vault-key";
 
 /** Every entity of the sample's DataSource: its domain and QueryLib's relational stores (created by QueryLibMigrations). */
 export const sampleDataSourceEntities = [...sampleEntities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmRuleStore.entities, ...QpTypeOrmTokenVault.entities];
@@ -112,6 +108,8 @@ export class SampleFallbackModule {}
 export class SampleAppModule {
   static register(options: SampleAppOptions = {}): DynamicModule {
     const devMode = resolveDevMode(options.devMode === true).enabled;
+    // The Hash key and the vault key: required outside dev mode, drawn per start in it (secrets.ts).
+    const secrets = resolveSampleSecrets(devMode);
     const ruleNotifications = new SampleRuleNotifications();
     return {
       module: SampleAppModule,
@@ -127,8 +125,8 @@ export class SampleAppModule {
               for (const [entity, name] of publicNames) policyOptions.entities.expose(entity, name);
               // Replicas on one PostgreSQL/MariaDB database share the relational vault (same value, same
               // token in every replica and after restarts); SQLite is one process, in memory by default.
-              policyOptions.tokenVault = dataSource.options.type === "better-sqlite3" ? new QpInMemoryTokenVault() : new QpTypeOrmTokenVault(dataSource, { digestKey: sampleVaultKey() });
-              policyOptions.hashSalt = sampleHashSalt();
+              policyOptions.tokenVault = dataSource.options.type === "better-sqlite3" ? new QpInMemoryTokenVault() : new QpTypeOrmTokenVault(dataSource, { digestKey: secrets.vaultKey });
+              policyOptions.hashSalt = secrets.hashSalt;
             },
             providers: await ruleNotifications.providers(dataSource),
             claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", valueClaims: { tenantId: "tenant" } },

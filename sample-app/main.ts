@@ -14,6 +14,7 @@ import { QpExceptionFilter, mergeQueryLibOpenApi } from "../nest-module/index.js
 import { type SampleAppOptions, SampleAppModule, SampleSeeder } from "./app.module.js";
 import type { StartupOutcome } from "./startup.js";
 import { devAuthentication, devUsers, type DevUser, refuseDevTokens } from "./auth.js";
+import { sampleKeyVariables } from "./secrets.js";
 import { devHostBanner, devHostNotice, devModeRequested, markDevHost, resolveDevMode } from "./dev-mode.js";
 import { publicDirectory, setStaticHeaders } from "./public-files.js";
 import { answerBodyErrors, forgetEmptyBodies, jsonParserOptions, refuseUnreadableBodies } from "./request-bodies.js";
@@ -64,6 +65,8 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
   if (devMode.refusal) logger.warn(devMode.refusal);
   if (devMode.enabled) {
     logger.warn(devHostNotice);
+    const drawn = sampleKeyVariables.filter((variable) => !process.env[variable]?.trim());
+    if (drawn.length > 0) logger.warn(`${drawn.join(" and ")} not set: drawn at random for this start (secrets.ts), so hashes and vault tokens change at every start`);
     app.use(markDevHost);
   }
   // Before any route or static file, in this order: refuse bodies that cannot be read, parse

@@ -5,13 +5,14 @@
 import { QpEntityCatalogue, QpInMemoryTokenVault } from "../lib/index.js";
 import { bindPolicySection } from "../lib/policy/options.js";
 import { publicNames } from "./domain/entities.js";
-import { sampleConfiguration, sampleHashSalt, sampleRules } from "./app.module.js";
+import { sampleConfiguration, sampleRules } from "./app.module.js";
+import { resolveSampleSecrets } from "./secrets.js";
 
 export function policyOptions() {
   const options = bindPolicySection(sampleConfiguration().QueryLib.Policies as Record<string, unknown>);
   const entities = new QpEntityCatalogue();
   for (const [entity, name] of publicNames) entities.expose(entity, name);
-  return { ...options, entities, hashSalt: sampleHashSalt(), tokenVault: new QpInMemoryTokenVault() };
+  return { ...options, entities, hashSalt: resolveSampleSecrets(true).hashSalt /* the linter hashes nothing: any key, drawn when unset */, tokenVault: new QpInMemoryTokenVault() };
 }
 
 export const rules = sampleRules;

@@ -56,7 +56,8 @@ export interface SchemaField {
   pathCost: number;
   /**
    * Under inference protection, what still limits this field for the caller (it is shown
-   * transformed): the most values of one In list, and what a range on it must hit; null when
+   * transformed): the most values one request may test against it (maxInValues: every Equal value,
+   * In element and range bound of the request together, #42), and what a range on it must hit; null when
    * nothing does. Its operators and features above are already restricted.
    */
   inference: { maxInValues: number | null; rangeBoundaries: string | null; summable: boolean; acceptedRisks: string[] } | null;

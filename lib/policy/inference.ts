@@ -6,8 +6,12 @@
 // balance to the cent. With the option on, a field the caller sees transformed (by its
 // decorators or by a runtime Mask rule for that caller) is guarded here:
 // - it cannot be ordered (dropped or refused per tier, as QpNoOrder);
-// - it is filtered only with Equal, IEqual, In, IIn, IsNull and IsNotNull, and an In list holds
-//   at most MaxProtectedInValues values, so a dictionary search costs what a brute force costs;
+// - it is filtered only with Equal, IEqual, In, IIn, IsNull and IsNotNull, and one request tests
+//   at most MaxProtectedInValues values against it, counted over the whole request (every Equal,
+//   every In element, range bound, across Or branches, sub-groups, Segment sets, Summary Where
+//   and Having: guessesOf), so a dictionary search costs what a brute force costs;
+// - in a Summary under a group floor, equality on it (Where, or Having on its extreme) is refused:
+//   padding rows of the caller's choosing would meet the floor and turn the group into an oracle;
 // - a generalized field (and nothing that hides more after it) also takes range operators, but
 //   only on its boundaries (bucket edges, rounding midpoints, the start of a year, quarter,
 //   month or day), so a filter reveals nothing finer than the caller is shown;
@@ -44,12 +48,39 @@ export interface InferenceGuard {
   readonly summable: boolean;
   /** The operators a condition on it may use; null: any the field otherwise allows. */
   readonly operators: readonly Operator[] | null;
-  /** The most values of one In (or IIn) list; null: no cap beyond the request's own. */
+  /** The most values one request may test against the field (MaxProtectedInValues, per request since #42); null: no cap beyond the request's own. */
   readonly maxInValues: number | null;
   /** A range condition's values must be boundaries of this generalization; null: any value. */
   readonly boundaries: GeneralizeOptions | null;
   /** "multiples of 1000", "starts of a year": what a boundary is, for the schema and messages. */
   readonly boundaryText: string | null;
+}
+
+/** Operators whose values are guesses of the stored value: a floored Summary refuses them on a protected field. */
+export const guessOperators: readonly Operator[] = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn];
+
+/**
+ * How many guesses a condition with `operator` and `valueCount` values makes against a protected
+ * field: each value it tests (each Equal or IEqual value, each In or IIn element, each range
+ * bound, each value of an operator a field accepts beyond equality); IsNull and IsNotNull test
+ * no value (0). Depends on the operator and the number of values only, never on the values.
+ */
+export function guessesOf(operator: Operator, valueCount: number): number {
+  return operator === Operator.IsNull || operator === Operator.IsNotNull ? 0 : valueCount;
+}
+
+/**
+ * The guesses a sanitized request makes, per protected field: field (its public path from the
+ * query's root, as the caller names it; a Having on an extreme counts against the field it
+ * aggregates) -> the number of values the request tests against it (guessesOf), summed over the
+ * whole request. Only fields the caller sees transformed under inference protection appear;
+ * the map is empty when protection is off. Pure: it reads the result, which holds the counts
+ * of the very request it was sanitized for (a result reused for another request of the same
+ * shape holds the same counts, since a shape cached by its values' absence has no In list and
+ * an Equal counts 1). This is what a per-caller guess budget charges before execution.
+ */
+export function guessCountsOf(sanitized: { readonly guesses: ReadonlyMap<string, number> }): ReadonlyMap<string, number> {
+  return new Map(sanitized.guesses);
 }
 
 /** The risks a member's transform decorators accept. */

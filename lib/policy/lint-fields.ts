@@ -2,7 +2,7 @@
 // the subject cannot see as stored (transformed, or not selectable) that it can still rank,
 // probe beyond equality, dictionary-search, filter off a generalization's boundaries, aggregate
 // under a floor of 1, or sum past a floor that does not stop differencing.
-import { PolicyEffect, PolicyFeature } from "../shapes/policy-enums.js";
+import { InferenceRisk, MaskStrategy, PolicyEffect, PolicyFeature } from "../shapes/policy-enums.js";
 import { Aggregator, Operator } from "../shapes/enums.js";
 import type { DecisionTable } from "./decision-table.js";
 import { whereOperatorsOf } from "./entity-policy.js";
@@ -39,6 +39,20 @@ export function lintField(f: FieldToLint, add: (finding: QpLintFinding) => void)
   const accepted = (risk: string) => (guard?.accepted.has(risk as never) ? ` (its decorator accepts the ${risk} risk)` : "");
   /** The smallest fix: undo an accepted risk, else turn protection on (a transformed field), else the field's own decorator. */
   const fixFor = (risk: string, own: string) => (guard ? `remove InferenceRisk.${risk} from acceptInferenceRisks on ${f.path}, or ${own}` : hidden ? own : `inferenceProtection: true, or ${own}`);
+
+  // A keyed hash of a value from a small set reverses by hashing the set (#42).
+  const lowEntropy = chain?.mask?.strategy === MaskStrategy.Hash ? lowEntropyReason(member) : null;
+  if (lowEntropy) {
+    at("HashReversibleByDictionary", "warning", "Select", source,
+      `${what} as a keyed hash, but ${lowEntropy}: a caller who learns the key, or who confirms candidates with Equal (one guess each under inference protection), reverses every hash by hashing the likely values`,
+      `MaskStrategy.Tokenize on ${f.path} (a random token per value, kept in the vault), or withhold it (QpNoSelect)`);
+  }
+  // Guessing in a floored Summary: padding rows meet the floor (#42).
+  if (guard?.accepted.has(InferenceRisk.SummaryGuess) && allowed(PolicyFeature.Where)) {
+    at("GuessableInFlooredSummary", "warning", "Where", source,
+      `${what}, yet its decorator accepts the SummaryGuess risk: a Summary whose Where tests it with Equal or In and pads the group with rows of the caller's choosing shows the group only when the guess is right`,
+      `remove InferenceRisk.SummaryGuess from acceptInferenceRisks on ${f.path}`);
+  }
 
   // Ranking: ORDER BY reads stored values.
   if (allowed(PolicyFeature.Order) && (!guard || guard.orderable)) {
@@ -81,4 +95,27 @@ export function lintField(f: FieldToLint, add: (finding: QpLintFinding) => void)
         fixFor("Aggregate", `QpNoAggregate on ${f.path}`));
     }
   }
+}
+
+/** Name hints of low-entropy text: personal names and other values drawn from short public lists. */
+const lowEntropyNames = /(^|[^a-z])(name|first_?name|last_?name|given_?name|family_?name|surname|full_?name|city|country|gender|sex|title|nationality|zip|postcode|postal_?code|birth|dob)([^a-z]|$)/i;
+
+/**
+ * Why a hashed member's values come from a set small enough to hash in full, or null: its kind
+ * (a date, a boolean, an enum: at most some ten thousand days a century, two values, a declared
+ * list), declared allowedValues (QpAllowedValues), or its name (names, cities, countries, titles,
+ * postcodes, birth dates: each has public lists of a few thousand common values). The name
+ * heuristic reads the property's words (camelCase split), so "firstName", "last_name" and "name"
+ * match and "username" or "filename" do not.
+ */
+export function lowEntropyReason(member: PolicyMember): string | null {
+  const column = member.member.kind === "column" ? member.member : null;
+  if (column && (column.fieldKind === "date" || column.fieldKind === "datetime")) return `${member.publicName} is a date (a few thousand values a decade)`;
+  if (column && column.fieldKind === "boolean") return `${member.publicName} is a boolean (two values)`;
+  if (column && (column.fieldKind === "enum" || column.enumDefinition)) return `${member.publicName} is an enumeration (its values are declared)`;
+  const declared = member.policy?.attributes.find((a) => a.kind === "allowedValues");
+  if (declared) return `${member.publicName} declares its allowed values`;
+  const words = member.member.name.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
+  if (lowEntropyNames.test(words)) return `${member.publicName} looks like a name, place, title or date (public lists of common values exist)`;
+  return null;
 }

@@ -34,7 +34,12 @@ export interface QpCaps {
   maxPathSegments: number;
   /** Correlated subqueries of one statement, counted on the plan (see plan/subquery-budget.ts). */
   maxSubqueries: number;
-  /** Under inferenceProtection, values of one In list on a field the caller sees transformed. */
+  /**
+   * Under inferenceProtection, the values one request may test against one field the caller sees
+   * transformed: every Equal/IEqual value, In/IIn element and range bound, summed over Or branches,
+   * sub-groups, Segment sets and Summary Where and Having (an allowance per request and field
+   * since #42; it was per In list before, hence the name).
+   */
   maxProtectedInValues: number;
 }
 

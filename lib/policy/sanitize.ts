@@ -37,7 +37,7 @@ import { checkEntityTransforms } from "../transform/entity-checks.js";
 import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { Aggregator } from "../shapes/enums.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
-import { type InferenceGuard, equalityOperators, inferenceGuardOf, onBoundary, rangeOperators } from "./inference.js";
+import { type InferenceGuard, equalityOperators, guessOperators, guessesOf, inferenceGuardOf, onBoundary, rangeOperators } from "./inference.js";
 import { toToken } from "../resolve/coerce-values.js";
 import { InferenceRisk } from "../shapes/policy-enums.js";
 import { navigationScopes, refusedNavigation } from "./tenant-navigation.js";
@@ -73,6 +73,12 @@ export interface SanitizeResult {
    * boundaries): such decisions hold for this request only, never for its shape (sanitized-shapes.ts).
    */
   readonly readValues: boolean;
+  /**
+   * Inference protection's guesses: per protected field (its public path from the root), how
+   * many values this request tests against it (guessCountsOf in inference.ts says what counts).
+   * Empty when protection is off or no condition tests a protected field.
+   */
+  readonly guesses: ReadonlyMap<string, number>;
 }
 
 export class Sanitizer {
@@ -86,6 +92,10 @@ export class Sanitizer {
   private readonly canonicalFields = new Map<Condition, string>();
   /** Set when a decision read values (an In list's length, a range's boundaries): the result is not reusable for other values. */
   private readValues = false;
+  /** Guesses per protected field so far, across the whole request (countGuesses). */
+  private readonly guesses = new Map<string, number>();
+  /** Each condition that tested values of a protected field: a floored Summary refuses them (refuseGuessesUnderFloor). */
+  private readonly guessingConditions: { field: string; where: string; feature: string; guard: InferenceGuard; operator: Operator }[] = [];
   /** The page a guard injects when the request has none. */
   private injectedPage: PageBy | null = null;
   /** The forced conditions, once injected (the same for every Segment set). */
@@ -272,13 +282,8 @@ export class Sanitizer {
       const why = `${operator} is not allowed on ${field}: it is shown transformed and inference protection allows ${guard.operators.join(", ")}`;
       this.refuse(PolicyErrorCode.OperatorNotAllowed, why, `${where}.operator`, field, feature, decision);
     } else if (!guard.operators) this.noteAccepted(field, feature, guard, InferenceRisk.Operators, !equalityOperators.includes(operator));
-    if (operatorTable[operator].listValued) {
-      this.readValues = true; // the list's length
-      if (guard.maxInValues !== null && values.length > guard.maxInValues) {
-        const why = `${values.length} values in one ${operator} list on ${field}; MaxProtectedInValues is ${guard.maxInValues} (inference protection: ${field} is shown transformed)`;
-        this.refuse(PolicyErrorCode.CapExceeded, why, `${where}.values`, field, feature, decision);
-      } else this.noteAccepted(field, feature, guard, InferenceRisk.LongInList, guard.maxInValues === null && values.length > this.options.caps.maxProtectedInValues);
-    }
+    if (operatorTable[operator].listValued) this.readValues = true; // the list's length counts
+    this.countGuesses(guard, field, condition, where, feature);
     if (!rangeOperators.includes(operator)) return;
     if (guard.boundaries) {
       this.readValues = true; // the range's values
@@ -288,6 +293,50 @@ export class Sanitizer {
         this.refuse(PolicyErrorCode.RangeOffBoundary, why, `${where}.values[${i}]`, field, feature, decision);
       });
     } else this.noteAccepted(field, feature, guard, InferenceRisk.OffBoundaryRange, true);
+  }
+
+  /**
+   * Inference protection counts guesses per request, not per list (#42): every value this
+   * condition tests against the protected field (guessesOf) adds to one allowance per field for
+   * the whole request, Or branches, sub-groups, Segment sets, Summary Where and Having included;
+   * MaxProtectedInValues is that allowance. The condition that goes over it is CapExceeded.
+   * Equal counts are fixed by the request's shape; an In list's length is not, and it already
+   * marks the result readValues, so a shape reused from the cache never skips this count.
+   */
+  private countGuesses(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string): void {
+    const count = guessesOf(condition.operator, condition.values.length);
+    if (count === 0) return;
+    const total = (this.guesses.get(field) ?? 0) + count;
+    this.guesses.set(field, total);
+    this.guessingConditions.push({ field, where, feature, guard, operator: condition.operator });
+    const allowance = guard.maxInValues;
+    if (allowance !== null && total > allowance) {
+      const why = `${total} values tested against ${field} in one request (this ${condition.operator} brings ${count}); MaxProtectedInValues is ${allowance}, `
+        + `an allowance per protected field and request (inference protection: ${field} is shown transformed)`;
+      this.refuse(PolicyErrorCode.CapExceeded, why, `${where}.values`, field, feature, { level: null, source: guard.source });
+    } else this.noteAccepted(field, feature, guard, InferenceRisk.LongInList, allowance === null && total > this.options.caps.maxProtectedInValues);
+  }
+
+  /**
+   * A Summary under a group floor above 1 promises groups of at least `floor` rows, but a caller
+   * who tests a protected field's values in its Where (or in a Having on its extreme) can meet the
+   * floor with padding rows of its own choosing (Or id In (p1, p2)) and learn from whether the
+   * group appears whether one row matched its guess (#42). Such tests are refused there unless the
+   * field accepts InferenceRisk.SummaryGuess; ranges on a generalization's boundaries and
+   * IsNull/IsNotNull stay (they reveal no finer than what is shown).
+   */
+  refuseGuessesUnderFloor(floor: number): void {
+    for (const use of this.guessingConditions) {
+      if (!guessOperators.includes(use.operator)) continue;
+      if (use.guard.accepted.has(InferenceRisk.SummaryGuess)) {
+        this.noteAccepted(use.field, use.feature, use.guard, InferenceRisk.SummaryGuess, true);
+        continue;
+      }
+      const why = `${use.field} ${use.operator} in a Summary: ${use.field} is shown transformed and the group floor (${floor}) can be met with rows the request chooses, `
+        + `so whether a group appears would confirm a guess (inference protection)`;
+      const code = use.feature === "Where" ? PolicyErrorCode.FieldDeniedForWhere : PolicyErrorCode.FieldDeniedForAggregate;
+      this.refuse(code, why, `${use.where}.operator`, use.field, use.feature, { level: null, source: use.guard.source });
+    }
   }
 
   /** Traces a use that relies on an inference risk the field's decorator accepts. */
@@ -581,7 +630,7 @@ export class Sanitizer {
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
     };
-    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues };
+    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses };
   }
 }
 
@@ -687,6 +736,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   if (floor > 1) {
     const tooSmall = floorRequestProblem(having, groupBy!.aggregateBy, floor);
     if (tooSmall) s.refuseGroupTooSmall(tooSmall.field, tooSmall.message);
+    s.refuseGuessesUnderFloor(floor);
     s.recordFloor();
   }
   s.injectForced();

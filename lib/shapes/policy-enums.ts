@@ -8,12 +8,15 @@ export enum DatePart { Year = "Year", Quarter = "Quarter", Month = "Month", Day 
 /**
  * What inference protection restricts on a field a caller sees transformed, each of which a
  * transform decorator may accept for its field (acceptInferenceRisks): being ordered, filtered
- * with operators beyond equality, with In lists above the cap, (generalized fields) with ranges
+ * with operators beyond equality, with more guesses a request than MaxProtectedInValues
+ * (LongInList, a per-request allowance since #42), (generalized fields) with ranges
  * off the generalization's boundaries, and summed or averaged (a sum is returned as computed, so
  * two overlapping Summaries give one row's value).
  */
 export enum InferenceRisk {
   Order = "Order", Operators = "Operators", LongInList = "LongInList", OffBoundaryRange = "OffBoundaryRange", Aggregate = "Aggregate",
+  /** Equality (Equal, IEqual, In, IIn) on the field in the Where of a Summary under a group floor, or in a Having on its extreme (#42). */
+  SummaryGuess = "SummaryGuess",
 }
 export enum QpTier { Convenience = "Convenience", Strict = "Strict" }
 export enum QpSubjectKind { Global = "Global", Tenant = "Tenant", Role = "Role", User = "User", Custom = "Custom" }

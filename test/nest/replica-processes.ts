@@ -21,7 +21,9 @@ export interface Replica {
 
 /** Starts replica `index` on 127.0.0.1:`port` in dev mode over the database at `url`; `env` adds or overrides variables. */
 export function startReplica(index: number, port: number, url: string, dialect: "postgres" | "mariadb" = "postgres", env: NodeJS.ProcessEnv = {}): Replica {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, QUERYLIB_DB: dialect, QUERYLIB_DB_URL: url, PORT: String(port), QUERYLIB_DEV: "1", ...env };
+  // Replicas share their Hash and vault keys, as a deployment must (dev mode would draw each its own: sample-app/secrets.ts).
+  const keys = { QUERYLIB_HASH_SALT: "replica-test-hash-salt-0123456789", QUERYLIB_VAULT_KEY: "replica-test-vault-key-0123456789" };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...keys, QUERYLIB_DB: dialect, QUERYLIB_DB_URL: url, PORT: String(port), QUERYLIB_DEV: "1", ...env };
   delete childEnv.NODE_ENV;
   const child = spawn(process.execPath, ["dist/sample-app/main.js"], { cwd: root, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   const replica: Replica = { index, port, url: `http://127.0.0.1:${port}`, child, output: "", up: false, inFlight: new Set() };

@@ -6,10 +6,41 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { devHostHeader, devModeRequested, resolveDevMode } from "../../sample-app/dev-mode.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
+import { SampleSecretsError, resolveSampleSecrets } from "../../sample-app/secrets.js";
 import { assertNoStack, freePort, rawCall } from "./support.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const smallSeed = { customersPerTenant: 20, employeesPerTenant: 6 };
+/** Keys of this test's own, for the starts outside dev mode. */
+const keys = { QUERYLIB_HASH_SALT: "dev-mode-test-hash-salt-0123456789", QUERYLIB_VAULT_KEY: "dev-mode-test-vault-key-0123456789" };
+
+/** Runs `action` with the two key variables set to `values` (undefined: unset), then restores them. */
+async function withKeys<T>(values: Partial<Record<keyof typeof keys, string>>, action: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(keys).map((k) => [k, process.env[k]]));
+  for (const k of Object.keys(keys)) {
+    const value = values[k as keyof typeof keys];
+    if (value === undefined) delete process.env[k];
+    else process.env[k] = value;
+  }
+  try {
+    return await action();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** The staff names' hashes Ben (analyst, names hashed) reads from a sample app. */
+async function staffHashes(sample: SampleApp): Promise<string[]> {
+  const reply = await rawCall(sample.url, "POST", "/api/employees/filter", {
+    headers: { authorization: "Bearer dev-ben", "content-type": "application/json" },
+    body: JSON.stringify({ selects: ["id", "name"], orders: [{ sort: 1, field: "id", direction: "Ascending" }], page: { pageNumber: 1, pageSize: 3 } }),
+  });
+  expect(reply.status, reply.text).to.equal(200);
+  return reply.body.data.map((row: { name: string }) => row.name);
+}
 
 describe("sample app: dev mode", function () {
   describe("how it is decided", () => {
@@ -31,6 +62,66 @@ describe("sample app: dev mode", function () {
         expect(refused.enabled).to.equal(false);
         expect(refused.refusal).to.match(/NODE_ENV=production/);
       }
+    });
+  });
+
+  describe("its Hash and vault keys (#42)", () => {
+    it("outside dev mode: refused without QUERYLIB_HASH_SALT and QUERYLIB_VAULT_KEY, with a short one or a published demo value", () => {
+      expect(() => resolveSampleSecrets(false, {})).to.throw(SampleSecretsError, /QUERYLIB_HASH_SALT and QUERYLIB_VAULT_KEY are not set/);
+      expect(() => resolveSampleSecrets(false, { QUERYLIB_HASH_SALT: keys.QUERYLIB_HASH_SALT })).to.throw(SampleSecretsError, /QUERYLIB_VAULT_KEY is not set/);
+      expect(() => resolveSampleSecrets(false, { QUERYLIB_VAULT_KEY: keys.QUERYLIB_VAULT_KEY, QUERYLIB_HASH_SALT: "  " })).to.throw(SampleSecretsError, /QUERYLIB_HASH_SALT is not set/);
+      expect(() => resolveSampleSecrets(false, { ...keys, QUERYLIB_HASH_SALT: "short" })).to.throw(SampleSecretsError, /shorter than 16/);
+      for (const dev of [false, true]) expect(() => resolveSampleSecrets(dev, { ...keys, QUERYLIB_HASH_SALT: "querylib-sample-app-demo-salt" })).to.throw(SampleSecretsError, /demo value/);
+      expect(resolveSampleSecrets(false, keys)).to.deep.equal({ hashSalt: keys.QUERYLIB_HASH_SALT, vaultKey: keys.QUERYLIB_VAULT_KEY, drawn: [] });
+    });
+
+    it("in dev mode: each key not set is drawn at random per start (node:crypto, 32 bytes), a key set is kept", () => {
+      const [a, b] = [resolveSampleSecrets(true, {}), resolveSampleSecrets(true, {})];
+      expect(a.drawn).to.deep.equal(["QUERYLIB_HASH_SALT", "QUERYLIB_VAULT_KEY"]);
+      expect(a.hashSalt).to.match(/^[A-Za-z0-9_-]{43}$/);
+      expect(a.hashSalt).not.to.equal(b.hashSalt);
+      expect(a.vaultKey).not.to.equal(b.vaultKey);
+      expect(a.hashSalt).not.to.equal(a.vaultKey);
+      const kept = resolveSampleSecrets(true, { QUERYLIB_HASH_SALT: keys.QUERYLIB_HASH_SALT });
+      expect(kept.hashSalt).to.equal(keys.QUERYLIB_HASH_SALT);
+      expect(kept.drawn).to.deep.equal(["QUERYLIB_VAULT_KEY"]);
+    });
+
+    it("startSampleApp outside dev mode without the keys fails before listening; two dev-mode starts hash the same staff names differently", async () => {
+      await withKeys({}, async () => {
+        let caught: unknown;
+        try {
+          const started = await startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" }, seed: smallSeed });
+          await started.close();
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught).to.be.instanceOf(SampleSecretsError);
+        const hashes: string[][] = [];
+        for (let i = 0; i < 2; i++) {
+          const dev = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" }, seed: smallSeed });
+          try {
+            hashes.push(await staffHashes(dev));
+          } finally {
+            await dev.close();
+          }
+        }
+        for (const hash of hashes[0]!) expect(hash).to.match(/^[0-9a-f]{32}$/);
+        expect(hashes[0]).not.to.deep.equal(hashes[1], "a fresh key per start");
+      });
+      // With the keys set, the same names hash alike across starts.
+      const fixed: string[][] = [];
+      await withKeys(keys, async () => {
+        for (let i = 0; i < 2; i++) {
+          const dev = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" }, seed: smallSeed });
+          try {
+            fixed.push(await staffHashes(dev));
+          } finally {
+            await dev.close();
+          }
+        }
+      });
+      expect(fixed[0]).to.deep.equal(fixed[1]);
     });
   });
 
@@ -61,7 +152,7 @@ describe("sample app: dev mode", function () {
   describe("in process, without dev mode", () => {
     let plain: SampleApp;
     before(async () => {
-      plain = await startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" }, seed: smallSeed });
+      plain = await withKeys(keys, () => startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" }, seed: smallSeed }));
     });
     after(() => plain?.close());
 
@@ -99,7 +190,7 @@ describe("sample app: dev mode", function () {
     it("refuses dev mode although --dev and QUERYLIB_DEV=1 ask for it, and says so", async function () {
       this.timeout(60_000);
       const port = await freePort();
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), NODE_ENV: "production", QUERYLIB_DEV: "1" };
+      const env: NodeJS.ProcessEnv = { ...process.env, ...keys, PORT: String(port), NODE_ENV: "production", QUERYLIB_DEV: "1" };
       delete env.QUERYLIB_DB;
       delete env.QUERYLIB_DB_URL;
       let output = "";
@@ -124,6 +215,19 @@ describe("sample app: dev mode", function () {
       child.kill("SIGTERM");
       const code = await new Promise<number | null>((resolve) => (child!.exitCode !== null ? resolve(child!.exitCode) : child!.once("exit", (c) => resolve(c))));
       expect(code).to.equal(0);
+    });
+
+    it("refuses to start without QUERYLIB_HASH_SALT and QUERYLIB_VAULT_KEY, and says which (#42)", async function () {
+      this.timeout(60_000);
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), NODE_ENV: "production" };
+      for (const k of ["QUERYLIB_DB", "QUERYLIB_DB_URL", "QUERYLIB_DEV", ...Object.keys(keys)]) delete env[k];
+      let output = "";
+      child = spawn(process.execPath, ["dist/sample-app/main.js"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout!.on("data", (chunk) => (output += String(chunk)));
+      child.stderr!.on("data", (chunk) => (output += String(chunk)));
+      const code = await new Promise<number | null>((resolve) => (child!.exitCode !== null ? resolve(child!.exitCode) : child!.once("exit", (c) => resolve(c))));
+      expect(code).to.equal(1);
+      expect(output).to.match(/The sample app did not start: QUERYLIB_HASH_SALT and QUERYLIB_VAULT_KEY are not set/);
     });
   });
 });

@@ -20,6 +20,7 @@ describe("querylib lint (the command line)", function () {
     const findings = JSON.parse(result.stdout) as { code: string; severity: string; entity: string; field: string | null }[];
     assert.deepEqual(findings.map((f) => `${f.severity} ${f.code} ${f.entity}.${f.field}`), [
       "warning ProbeableWhileHidden customers.notes",
+      "warning HashReversibleByDictionary employees.name",
       "warning OrderableWhileHidden orders.total",
       "warning ProbeableWhileHidden orders.total",
       "warning UnboundedInList orders.total",

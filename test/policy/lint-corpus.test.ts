@@ -72,6 +72,18 @@ function expectNone(findings: readonly QpLintFinding[], code: string, field?: st
   @PrimaryColumn({ type: "int" }) id!: number;
   @QpMask({ strategy: MaskStrategy.Hash, allowAggregate: true }) @Column({ type: "varchar", length: 40 }) badge!: string;
 }
+enum Tier { Gold = "gold", Silver = "silver", Bronze = "bronze" }
+@Entity("lint_hash_low") class HashedLowEntropy {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 40 }) firstName!: string;
+  @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "simple-enum", enum: Tier }) tier!: Tier;
+  @QpMask({ strategy: MaskStrategy.Hash }) @Column({ type: "varchar", length: 40 }) username!: string;
+  @QpMask({ strategy: MaskStrategy.Tokenize }) @Column({ type: "varchar", length: 40 }) lastName!: string;
+}
+@Entity("lint_summary_guess") class AcceptsSummaryGuess {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Email, acceptInferenceRisks: [InferenceRisk.SummaryGuess] }) @Column({ type: "varchar", length: 80 }) email!: string;
+}
 @Entity("lint_token") class Tokened {
   @PrimaryColumn({ type: "int" }) id!: number;
   @QpMask({ strategy: MaskStrategy.Tokenize, allowAggregate: true, minGroupSize: 1 }) @Column({ type: "varchar", length: 40 }) card!: string;
@@ -292,6 +304,23 @@ describe("Policy linter: a corpus of misconfigurations, each with its exact find
   it("33 two rules for one subject, field, feature and priority that disagree: RulesContradict", () => {
     const allow = { id: "allow-name", subjectKind: QpSubjectKind.Role, subject: "analyst", entity: THINGS, field: "name", features: PolicyFeature.Order, effect: PolicyEffect.Allow } as QpRuleInput;
     expectFinding(lint(Sealed, {}, [allow, { ...allow, id: "deny-name", effect: PolicyEffect.Deny }]), { code: "RulesContradict", field: "name", feature: "Order", why: /rule allow-name says Allow and rule deny-name says Deny/ });
+  });
+  it("36 Hash on a name and on an enumeration: HashReversibleByDictionary, warning, naming Tokenize; a username hashed or a name tokenized: none (#42)", () => {
+    const findings = lint(HashedLowEntropy);
+    expectFinding(findings, { code: "HashReversibleByDictionary", severity: "warning", field: "firstName", feature: "Select", source: "QpMask on HashedLowEntropy.firstName", why: /looks like a name/ });
+    assert.match(expectFinding(findings, { code: "HashReversibleByDictionary", field: "tier", why: /enumeration/ }).fix, /MaskStrategy\.Tokenize/);
+    expectNone(findings, "HashReversibleByDictionary", "username");
+    expectNone(findings, "HashReversibleByDictionary", "lastName");
+    expectNone(lint(Hashed), "HashReversibleByDictionary");
+  });
+  it("37 a runtime Hash rule on a name for a role: HashReversibleByDictionary for that role, by the rule (#42)", () => {
+    const findings = lint(Sealed, {}, [maskRule({ mask: { strategy: MaskStrategy.Hash } })]);
+    expectFinding(findings, { code: "HashReversibleByDictionary", field: "name", subject: "Role:analyst" });
+    expectNone(lint(Sealed), "HashReversibleByDictionary");
+  });
+  it("38 a field accepting the SummaryGuess risk: GuessableInFlooredSummary, warning (#42)", () => {
+    expectFinding(lint(AcceptsSummaryGuess, { inferenceProtection: true }), { code: "GuessableInFlooredSummary", severity: "warning", field: "email", feature: "Where" });
+    expectNone(lint(Masked, { inferenceProtection: true }), "GuessableInFlooredSummary");
   });
   it("34 a field shown as stored to everyone: no finding at all", () => {
     assert.deepEqual(lint(Plain).filter((f) => f.field === "name"), []);
