@@ -37,7 +37,8 @@ import { fromJson } from "../parse/reader.js";
 import type { FilterPlan, Predicate, SummaryPlan } from "../plan/nodes.js";
 import type { DeepPartialShape, Condition, ConditionGroup, GroupBy, OrderBy, PageBy } from "../shapes/shapes.js";
 import { pinForcedScope, refuseMaterialized, refuseUnprotected } from "./guarded-builders.js";
-import { chargeGuessBudget, countGuessesStopgap } from "./guess-budget.js";
+import { chargeGuessBudget } from "./guess-budget.js";
+import { guessCountsOf } from "./inference.js";
 
 const noGuesses: ReadonlyMap<string, number> = new Map();
 
@@ -100,7 +101,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const audited = rebound?.audited ?? fresh!.audited;
       // The plan is built once, from the parsed request through the policy's placements, and then transformed by the policy.
       const prepared = preparePlan(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps));
-      plan = { sanitized, prepared, audited, guesses: this.guessesOf(decisions, resolved.model, kind, parsed) };
+      plan = { sanitized, prepared, audited, guesses: this.guessesOf(sanitized) };
       // Kept only once it planned: a request refused for its values teaches the caches nothing;
       // decisions that read values (inference protection) hold for this request alone.
       if (!rebound && shapeKey !== null && !sanitized.readValues) caches.shapes.offer(resolved.model, shapeKey, { sanitized, audited });
@@ -109,10 +110,16 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return { plan, connection: resolved.connection, model: resolved.model };
   }
 
-  /** The request's guesses per protected field; empty without a guess budget (nothing would read them). */
-  private guessesOf(decisions: DecisionTable, model: EntityModel, kind: ShapeKind, parsed: ParsedShape): ReadonlyMap<string, number> {
+  /**
+   * The request's guesses per protected field, as the sanitizer counted them against the
+   * per-request allowance (inference.ts, guessCountsOf): every Equal/IEqual value, In/IIn element
+   * and range bound on a field the caller sees transformed, across Or branches, sub-groups, Segment
+   * sets and a Summary's Where and Having. Empty without a guess budget (nothing would read them).
+   * A cached plan carries them, so a repeat is charged like the first run.
+   */
+  private guessesOf(sanitized: SanitizeResult): ReadonlyMap<string, number> {
     if (this.engine.options.guessBudget === null) return noGuesses;
-    return countGuessesStopgap(this.engine.options, decisions, model, kind, parsed);
+    return guessCountsOf(sanitized);
   }
 
   /**
@@ -221,7 +228,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return this.audited(kind, shape, async (collect) => {
       const decisions = await this.engine.decisionsAsync(this.context);
       const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, decisions, collect);
-      await this.chargeGuesses(model, this.guessesOf(decisions, model, kind, parsed));
+      await this.chargeGuesses(model, this.guessesOf(sanitized));
       const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, parsed, sanitized, this.engine.options.caps), typed, getQueryString);
       return transformResult(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine.options, this.context);
     });
@@ -244,7 +251,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const forced = forcedPredicates(resolved.model, sanitized.additions.forced);
       const built = make(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps, forced), sanitized, decisions);
       // Charged once the builder is made (a builder refused for its form costs nothing), before the host can run it.
-      await this.chargeGuesses(resolved.model, this.guessesOf(decisions, resolved.model, kind, parsed));
+      await this.chargeGuesses(resolved.model, this.guessesOf(sanitized));
       const qb = built instanceof DynamicQuery ? built.builder : built as unknown as SelectQueryBuilder<ObjectLiteral>;
       pinForcedScope(qb, resolved.connection.dialect, resolved.model, forced);
       builtTraces.set(built, sanitized.trace);

@@ -13,18 +13,8 @@
 // a whole, so no statement runs.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpLedgerUnavailable } from "../budget/ledger.js";
-import type { EntityModel } from "../model/entity-model.js";
-import type { ParsedShape } from "../api/run-shape.js";
-import type { ShapeKind } from "../parse/parse-shapes.js";
-import { Operator } from "../shapes/enums.js";
-import { PolicyFeature } from "../shapes/policy-enums.js";
-import type { Condition, ConditionGroup, Filter, Segment, Summary } from "../shapes/shapes.js";
 import type { QpPolicyContext } from "./context.js";
-import type { DecisionTable } from "./decision-table.js";
-import { inferenceGuardOf } from "./inference.js";
-import type { QpGuessBudget, QpPolicyOptions } from "./options.js";
-import { reference } from "./references.js";
-import { outputChainOf } from "./sanitize.js";
+import type { QpGuessBudget } from "./options.js";
 
 /**
  * Charges each field's guesses (field path → count; zero counts are skipped) to the caller's
@@ -61,33 +51,4 @@ function scopeIdOf(budget: QpGuessBudget, context: QpPolicyContext): string {
     policyError(PolicyErrorCode.MissingContextValue, `the guess budget is kept per ${budget.scope} and the caller has no ${budget.scope} subject; the request is refused`);
   }
   return ids.length === 1 ? ids[0]! : JSON.stringify(ids);
-}
-
-// ---- the counts (a stop-gap) ------------------------------------------------------------------
-
-const guessOperators: readonly Operator[] = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn];
-
-/**
- * STOP-GAP, to be replaced by the sanitizer's own per-request guess count (issue #42 item 1):
- * the guesses of a request that passed the sanitizer, per field path (real names, so an alias
- * and its member are one field): one per Equal or IEqual value and per In or IIn element, on a
- * field the caller sees transformed, in the Where of a Filter or Summary and in every Segment
- * set. It does not count Having conditions nor range bounds on generalized fields.
- */
-export function countGuessesStopgap(options: QpPolicyOptions, decisions: DecisionTable, model: EntityModel, kind: ShapeKind, parsed: ParsedShape): Map<string, number> {
-  const counts = new Map<string, number>();
-  if (!options.inferenceProtection) return counts;
-  const visit = (group: ConditionGroup | null | undefined, where: string) => {
-    if (!group) return;
-    group.conditions.forEach((condition: Condition, i) => {
-      if (!guessOperators.includes(condition.operator) || condition.field === null) return;
-      const ref = reference(model, condition.field, `${where}.conditions[${i}].field`);
-      const guard = inferenceGuardOf(options, ref.end, outputChainOf(ref.end, decisions.decide(ref.end, PolicyFeature.Select)));
-      if (guard) counts.set(ref.canonical, (counts.get(ref.canonical) ?? 0) + condition.values.length);
-    });
-    group.subConditionGroups.forEach((sub, i) => visit(sub, `${where}.subConditionGroups[${i}]`));
-  };
-  if (kind === "segment") (parsed as Segment).conditionSets.forEach((set, i) => visit(set.conditionGroup, `conditionSets[${i}].conditionGroup`));
-  else visit((parsed as Filter | Summary).conditionGroup, "conditionGroup");
-  return counts;
 }

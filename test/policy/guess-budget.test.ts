@@ -3,8 +3,8 @@
 // request, as many requests as it likes, so a dictionary of candidates finds it (shown below
 // against the previous behaviour). With a budget of N guesses per field per day, the caller gets
 // N answers and then GuessBudgetExhausted (24, HTTP 429) with no statement reaching the
-// database, while another caller is unaffected; on every target. The counts come from
-// countGuessesStopgap until the sanitizer's own count replaces it.
+// database, while another caller is unaffected; on every target. The counts are the sanitizer's
+// own (guessCountsOf: the same values the per-request allowance counts).
 import assert from "node:assert/strict";
 import { Column, DataSource, Entity, PrimaryColumn } from "typeorm";
 import {
