@@ -5,7 +5,7 @@ import { type DynamicModule, Inject, Injectable, Logger, Module, type OnModuleIn
 import { ConfigModule, ConfigService } from "@nestjs/config";
 import { TypeOrmModule } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
-import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpPolicyContext, QpSubjectKind, QpTypeOrmRuleStore } from "../lib/index.js";
+import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpPolicyContext, QpSubjectKind, QpTypeOrmBudgetLedger, QpTypeOrmRuleStore } from "../lib/index.js";
 import { QpTypeOrmTokenVault } from "../lib/vaults/typeorm-vault.js";
 import { QpTypeOrmAuditSink, QueryLibModule, QueryLibService } from "../nest-module/index.js";
 import { type SampleDataSourceOverrides, sampleDataSourceOptions } from "../ormconfig.js";
@@ -66,7 +66,7 @@ export const sampleRules = [
 
 
 /** Every entity of the sample's DataSource: its domain and QueryLib's relational stores (created by QueryLibMigrations). */
-export const sampleDataSourceEntities = [...sampleEntities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmRuleStore.entities, ...QpTypeOrmTokenVault.entities];
+export const sampleDataSourceEntities = [...sampleEntities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmRuleStore.entities, ...QpTypeOrmTokenVault.entities, ...QpTypeOrmBudgetLedger.entities];
 
 export const SAMPLE_OPTIONS = Symbol.for("querylib.sample.options");
 
@@ -104,6 +104,9 @@ export class SampleSeeder implements OnModuleInit {
 @Module({ controllers: [UnknownEntityController] })
 export class SampleFallbackModule {}
 
+/** Guesses a user may test against each protected field a day (see configure below). */
+export const sampleGuessBudget = 50;
+
 @Module({})
 export class SampleAppModule {
   static register(options: SampleAppOptions = {}): DynamicModule {
@@ -127,6 +130,16 @@ export class SampleAppModule {
               // token in every replica and after restarts); SQLite is one process, in memory by default.
               policyOptions.tokenVault = dataSource.options.type === "better-sqlite3" ? new QpInMemoryTokenVault() : new QpTypeOrmTokenVault(dataSource, { digestKey: secrets.vaultKey });
               policyOptions.hashSalt = secrets.hashSalt;
+              // The per-caller guess budget (docs/POLICY.md, "Guess budget"): each user may test each
+              // protected field against 50 values a day, on the app's own database, so every replica
+              // charges one ledger. A request's own allowance is 10 values a field (MaxProtectedInValues),
+              // so a lookup by a known e-mail costs 1 and keeps working, while a dictionary of 1,000
+              // phones, or the 100,001 cents of a 1,000 bucket, would take 20 and 2,001 days of one user.
+              // Only under inference protection (nothing is charged without it, and the engine refuses
+              // the budget there), which the sample's policies turn on.
+              if (policyOptions.inferenceProtection) {
+                policyOptions.guessBudget = { ledger: new QpTypeOrmBudgetLedger(dataSource), limit: sampleGuessBudget, scope: "User", window: "Daily" };
+              }
             },
             providers: await ruleNotifications.providers(dataSource),
             claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", valueClaims: { tenantId: "tenant" } },
