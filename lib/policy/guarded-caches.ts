@@ -9,7 +9,7 @@ import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { QpAuditEvent } from "./audit.js";
 import type { DecisionTable } from "./decision-table.js";
-import type { SanitizeResult } from "./sanitize.js";
+import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
 import type { SanitizedShape } from "./sanitized-shapes.js";
 
 /** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */
@@ -17,8 +17,8 @@ export interface GuardedPlan {
   readonly sanitized: SanitizeResult;
   readonly prepared: PreparedShape;
   readonly audited: readonly QpAuditEvent[];
-  /** The request's guesses per protected field (guess-budget.ts): charged before every run, cached plan or not. */
-  readonly guesses: ReadonlyMap<string, number>;
+  /** The request's guesses per stored column (guess-budget.ts): charged before every run, cached plan or not. */
+  readonly guesses: readonly GuessedColumn[];
 }
 
 export class GuardedCaches {

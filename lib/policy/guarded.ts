@@ -23,7 +23,7 @@ import type { Filter, FilterInput, Segment, SegmentInput, SummaryInput } from ".
 import { Codes, fail } from "../errors/codes.js";
 import type { QpPolicyContext } from "./context.js";
 import { QpPolicyEngine } from "./engine.js";
-import type { SanitizeResult } from "./sanitize.js";
+import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
 import { sanitize } from "./sanitize-request.js";
 import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
@@ -38,9 +38,8 @@ import type { FilterPlan, Predicate, SummaryPlan } from "../plan/nodes.js";
 import type { DeepPartialShape, Condition, ConditionGroup, GroupBy, OrderBy, PageBy } from "../shapes/shapes.js";
 import { pinForcedScope, refuseMaterialized, refuseUnprotected } from "./guarded-builders.js";
 import { chargeGuessBudget } from "./guess-budget.js";
-import { guessCountsOf } from "./inference.js";
 
-const noGuesses: ReadonlyMap<string, number> = new Map();
+const noGuesses: readonly GuessedColumn[] = [];
 
 /** The policy trace of each guarded builder, made when it was built (policyTraceOf). */
 const builtTraces = new WeakMap<object, PolicyTrace>();
@@ -111,26 +110,25 @@ export class GuardedQuery<T extends ObjectLiteral> {
   }
 
   /**
-   * The request's guesses per protected field, as the sanitizer counted them against the
-   * per-request allowance (inference.ts, guessCountsOf): every Equal/IEqual value, In/IIn element
-   * and range bound on a field the caller sees transformed, across Or branches, sub-groups, Segment
-   * sets and a Summary's Where and Having. Empty without a guess budget (nothing would read them).
-   * A cached plan carries them, so a repeat is charged like the first run.
+   * The request's guesses per stored column, as the sanitizer counted them against the
+   * per-request allowance (inference.ts, guessesOf): every Equal/IEqual value, In/IIn element and
+   * range bound on a field the caller sees transformed, across Or branches, sub-groups, Segment
+   * sets and a Summary's Where and Having; per column ("Entity.member"), whatever path or root
+   * reached it. Empty without a guess budget (nothing would read them). A cached plan carries
+   * them, so a repeat is charged like the first run.
    */
-  private guessesOf(sanitized: SanitizeResult): ReadonlyMap<string, number> {
+  private guessesOf(sanitized: SanitizeResult): readonly GuessedColumn[] {
     if (this.engine.options.guessBudget === null) return noGuesses;
-    return guessCountsOf(sanitized);
+    return [...sanitized.guessedColumns.values()];
   }
 
   /**
-   * The guess budget's charging step (guess-budget.ts): each field's guesses charged to the
+   * The guess budget's charging step (guess-budget.ts): each column's guesses charged to the
    * caller's budget before any statement of the request runs; refused (GuessBudgetExhausted,
-   * StoreUnavailable) when they do not fit or the ledger cannot answer. Charged at every run,
-   * a cached plan's too; a builder's when it is built (its host runs it later).
+   * StoreUnavailable, MissingContextValue) otherwise.
    */
-  private chargeGuesses(model: EntityModel, guesses: ReadonlyMap<string, number>): Promise<void> {
-    const entity = this.engine.options.entities.nameOf(model.target) ?? model.name;
-    return chargeGuessBudget(this.engine.options.guessBudget, this.context, entity, guesses);
+  private chargeGuesses(guesses: readonly GuessedColumn[]): Promise<void> {
+    return chargeGuessBudget(this.engine.options.guessBudget, this.context, guesses);
   }
 
   /** The source and the caller's decisions; when either fails, a request that does not parse reports that first. */
@@ -205,7 +203,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     if (Array.isArray(this.source)) return this.runInMemory(kind, shape, parseShape(kind, shape, this.engine.options.caps), typed, getQueryString);
     return this.audited(kind, shape, async (collect) => {
       const { plan, connection, model } = await this.plan(kind, shape, getQueryString, collect);
-      await this.chargeGuesses(model, plan.guesses);
+      await this.chargeGuesses(plan.guesses);
       const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
       return transformResult(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine.options, this.context);
     });
@@ -228,7 +226,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     return this.audited(kind, shape, async (collect) => {
       const decisions = await this.engine.decisionsAsync(this.context);
       const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, decisions, collect);
-      await this.chargeGuesses(model, this.guessesOf(sanitized));
+      await this.chargeGuesses(this.guessesOf(sanitized));
       const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, parsed, sanitized, this.engine.options.caps), typed, getQueryString);
       return transformResult(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine.options, this.context);
     });
@@ -251,7 +249,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       const forced = forcedPredicates(resolved.model, sanitized.additions.forced);
       const built = make(resolved, guardedPlan(resolved.model, kind, parsed, sanitized, this.engine.options.caps, forced), sanitized, decisions);
       // Charged once the builder is made (a builder refused for its form costs nothing), before the host can run it.
-      await this.chargeGuesses(resolved.model, this.guessesOf(sanitized));
+      await this.chargeGuesses(this.guessesOf(sanitized));
       const qb = built instanceof DynamicQuery ? built.builder : built as unknown as SelectQueryBuilder<ObjectLiteral>;
       pinForcedScope(qb, resolved.connection.dialect, resolved.model, forced);
       builtTraces.set(built, sanitized.trace);

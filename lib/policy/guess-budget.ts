@@ -15,20 +15,24 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpLedgerUnavailable } from "../budget/ledger.js";
 import type { QpPolicyContext } from "./context.js";
 import type { QpGuessBudget } from "./options.js";
+import type { GuessedColumn } from "./sanitize.js";
 
 /**
- * Charges each field's guesses (field path → count; zero counts are skipped) to the caller's
- * budget, before the request runs. Does nothing without a budget or without guesses (no round
- * trip to the ledger). Throws PolicyException GuessBudgetExhausted when a field's guesses do not
- * fit, StoreUnavailable when the ledger fails, MissingContextValue when the caller has no subject
- * of the budget's scope (an anonymous caller cannot be budgeted, so it is refused).
+ * Charges each stored column's guesses (zero counts are skipped) to the caller's budget, before
+ * the request runs: the ledger's key is the column's owning entity and member, so the same column
+ * reached from another root or by another path draws on the same allowance. Does nothing without
+ * a budget or without guesses (no round trip to the ledger). Throws PolicyException
+ * GuessBudgetExhausted when a column's guesses do not fit, StoreUnavailable when the ledger fails,
+ * MissingContextValue when the caller has no subject of the budget's scope (an anonymous caller
+ * cannot be budgeted, so it is refused).
  */
-export async function chargeGuessBudget(budget: QpGuessBudget | null, context: QpPolicyContext, entity: string, counts: ReadonlyMap<string, number>): Promise<void> {
+export async function chargeGuessBudget(budget: QpGuessBudget | null, context: QpPolicyContext, columns: readonly GuessedColumn[]): Promise<void> {
   if (budget === null) return;
-  const fields = [...counts].filter(([, count]) => count > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (fields.length === 0) return;
+  const key = (c: GuessedColumn) => `${c.entity}.${c.field}`;
+  const charged = columns.filter((c) => c.count > 0).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  if (charged.length === 0) return;
   const scopeId = scopeIdOf(budget, context);
-  for (const [field, count] of fields) {
+  for (const { entity, field, count } of charged) {
     let result;
     try {
       result = await budget.ledger.charge({ scopeKind: budget.scope, scopeId, entity, field, kind: "guesses", cost: count, limit: budget.limit, window: budget.window });
@@ -39,7 +43,7 @@ export async function chargeGuessBudget(budget: QpGuessBudget | null, context: Q
     if (!result.charged) {
       const reset = result.resetsAt ? `until ${result.resetsAt.toISOString()}` : "for good (window Never)";
       policyError(PolicyErrorCode.GuessBudgetExhausted,
-        `the request makes ${count} guess${count === 1 ? "" : "es"} on ${field}, and ${result.remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`);
+        `the request makes ${count} guess${count === 1 ? "" : "es"} on ${entity}.${field}, and ${result.remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`);
     }
   }
 }

@@ -79,6 +79,19 @@ export interface SanitizeResult {
    * Empty when protection is off or no condition tests a protected field.
    */
   readonly guesses: ReadonlyMap<string, number>;
+  /**
+   * The same guesses per stored column ("Entity.member", public names of the member's owning
+   * entity and the member), whatever path reached it: what a guess budget charges, so a column
+   * reached from two roots or by two paths is one allowance across requests.
+   */
+  readonly guessedColumns: ReadonlyMap<string, GuessedColumn>;
+}
+
+/** A stored column a request tests values of, and how many (SanitizeResult.guessedColumns). */
+export interface GuessedColumn {
+  readonly entity: string;
+  readonly field: string;
+  readonly count: number;
 }
 
 export class Sanitizer {
@@ -94,6 +107,8 @@ export class Sanitizer {
   private readValues = false;
   /** Guesses per protected field so far, across the whole request (countGuesses). */
   private readonly guesses = new Map<string, number>();
+  /** The same per stored column (guessedColumns). */
+  private readonly guessedColumns = new Map<string, GuessedColumn>();
   /** Each condition that tested values of a protected field: a floored Summary refuses them (refuseGuessesUnderFloor). */
   private readonly guessingConditions: { field: string; where: string; feature: string; guard: InferenceGuard; operator: Operator }[] = [];
   /** The page a guard injects when the request has none. */
@@ -258,7 +273,7 @@ export class Sanitizer {
       }
     }
     const guard = this.guardOf(ref.end);
-    if (guard) this.protectedCondition(guard, ref.publicPath, condition, where, "Where");
+    if (guard) this.protectedCondition(guard, ref.publicPath, condition, where, "Where", ref.end);
     this.checkReference(ref, `${where}.field`);
     this.placements.place(`${where}.field`, ref);
     this.canonicalFields.set(condition, ref.canonical);
@@ -275,7 +290,7 @@ export class Sanitizer {
    * transformed: equality operators only, a short In list, ranges on boundaries (inference.ts).
    * A use that relies on a risk the field accepts is traced as such.
    */
-  private protectedCondition(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string): void {
+  private protectedCondition(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string, member: PolicyMember): void {
     const decision = { level: null, source: guard.source };
     const { operator, values } = condition;
     if (guard.operators && !guard.operators.includes(operator)) {
@@ -283,7 +298,7 @@ export class Sanitizer {
       this.refuse(PolicyErrorCode.OperatorNotAllowed, why, `${where}.operator`, field, feature, decision);
     } else if (!guard.operators) this.noteAccepted(field, feature, guard, InferenceRisk.Operators, !equalityOperators.includes(operator));
     if (operatorTable[operator].listValued) this.readValues = true; // the list's length counts
-    this.countGuesses(guard, field, condition, where, feature);
+    this.countGuesses(guard, field, condition, where, feature, member);
     if (!rangeOperators.includes(operator)) return;
     if (guard.boundaries) {
       this.readValues = true; // the range's values
@@ -303,11 +318,14 @@ export class Sanitizer {
    * Equal counts are fixed by the request's shape; an In list's length is not, and it already
    * marks the result readValues, so a shape reused from the cache never skips this count.
    */
-  private countGuesses(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string): void {
+  private countGuesses(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string, member: PolicyMember): void {
     const count = guessesOf(condition.operator, condition.values.length);
     if (count === 0) return;
     const total = (this.guesses.get(field) ?? 0) + count;
     this.guesses.set(field, total);
+    const entity = this.options.entities.nameOf(member.owner) ?? member.owner.name;
+    const column = `${entity}.${member.publicName}`;
+    this.guessedColumns.set(column, { entity, field: member.publicName, count: (this.guessedColumns.get(column)?.count ?? 0) + count });
     this.guessingConditions.push({ field, where, feature, guard, operator: condition.operator });
     const allowance = guard.maxInValues;
     if (allowance !== null && total > allowance) {
@@ -578,7 +596,7 @@ export class Sanitizer {
       if (!aggregate || !extremes.includes(aggregate.aggregator) || aggregate.field === null || aggregate.field.trim() === "") return;
       const ref = reference(this.root, aggregate.field, `groupBy.aggregateBy[${aggregates.indexOf(aggregate)}].field`);
       const guard = this.guardOf(ref.end);
-      if (guard) this.protectedCondition(guard, ref.publicPath, condition, `${where}.conditions[${i}]`, "Aggregate");
+      if (guard) this.protectedCondition(guard, ref.publicPath, condition, `${where}.conditions[${i}]`, "Aggregate", ref.end);
     });
     group.subConditionGroups.forEach((sub, i) => this.protectedHaving(sub, aggregates, `${where}.subConditionGroups[${i}]`));
   }
@@ -630,7 +648,7 @@ export class Sanitizer {
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
     };
-    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses };
+    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns };
   }
 }
 

@@ -23,8 +23,8 @@ describe("sample app: the guess budget", () => {
   });
   after(() => s?.close());
 
-  const post = async (token: string, body: unknown) => {
-    const reply = await call(s.url, "POST", "/api/customers/filter", { body, headers: { authorization: `Bearer ${token}` } });
+  const post = async (token: string, body: unknown, route = "customers") => {
+    const reply = await call(s.url, "POST", `/api/${route}/filter`, { body, headers: { authorization: `Bearer ${token}` } });
     assertNoStack(reply);
     return reply;
   };
@@ -46,6 +46,12 @@ describe("sample app: the guess budget", () => {
     expect(refused.status).to.equal(429);
     expect(refused.body.code).to.equal("GuessBudgetExhausted");
     expect(refused.body.errorCode).to.equal(24);
+    // The same column reached from another root (an order's customer) draws on the same allowance.
+    const viaOrders = { conditionGroup: { conditions: [{ sort: 1, field: "customer.contact.email", dataType: "Text", operator: "Equal", values: [email] }] }, selects: ["id"] };
+    const other = await post("dev-ben", viaOrders, "orders");
+    expect(other.status, JSON.stringify(other.body)).to.equal(429);
+    expect(other.body.code).to.equal("GuessBudgetExhausted");
+    expect((await post("dev-dan", viaOrders, "orders")).status).to.equal(200);
     // A repeat of a request answered before is charged again, so it is refused too.
     expect((await post("dev-ben", emailIn([email]))).status).to.equal(429);
     // Dan (another user, another tenant) has his own budget.
