@@ -11,6 +11,12 @@ export enum PolicyErrorCode {
   MissingHashSalt = 21, MissingTokenVault = 22,
   /** Inference protection: a range on a generalized field that does not fall on its boundaries. */
   RangeOffBoundary = 23,
+  /**
+   * The admin API confined to the caller's tenant (admin option tenantConfined): a rule for
+   * another tenant, a Global rule, or a Role/User/Custom rule, which reaches every tenant.
+   * (24 is left to the guess budget's code of issue #42.)
+   */
+  RuleOutsideTenant = 25,
 }
 
 export class PolicyException extends LogicException {
