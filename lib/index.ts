@@ -31,7 +31,7 @@ export type { QpAuditEvent, IQpAuditSink } from "./policy/audit.js";
 export { QpInMemoryRuleStore, type IQpRuleStore, type QpRuleSnapshotData } from "./rules/store.js";
 export { QpTypeOrmRuleStore, QpRuleRecord, QpRuleVersionRecord, type QpTypeOrmRuleStoreOptions } from "./rules/typeorm-store.js";
 export type { IQpRuleNotifier, QpNotificationState, QpRuleChange, QpRuleChangeSubscriber, QpRuleSubscription } from "./rules/notifications.js";
-export { QueryLibMigrations, QueryLibSchema1795564800000 } from "./migrations/index.js";
+export { QueryLibMigrations, QueryLibSchema1795564800000, QueryLibSchema1796515200000 } from "./migrations/index.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
 export type { QpPolicyHealth } from "./rules/snapshot.js";
 export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./policy/admin.js";

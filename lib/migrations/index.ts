@@ -2,8 +2,9 @@
 // (`migrations: [...QueryLibMigrations, ...yourMigrations]`) and run them as the host runs its own.
 import type { MigrationInterface } from "typeorm";
 import { QueryLibSchema1795564800000 } from "./schema-v1.js";
+import { QueryLibSchema1796515200000 } from "./schema-v2.js";
 
-export { QueryLibSchema1795564800000 };
+export { QueryLibSchema1795564800000, QueryLibSchema1796515200000 };
 
 /** Every QueryLib migration class, oldest first (one per version of QueryLib's tables). */
-export const QueryLibMigrations: (new () => MigrationInterface)[] = [QueryLibSchema1795564800000];
+export const QueryLibMigrations: (new () => MigrationInterface)[] = [QueryLibSchema1795564800000, QueryLibSchema1796515200000];

@@ -38,7 +38,7 @@ async function tablesOf(dataSource: DataSource): Promise<string[]> {
 describe("Migrations (QueryLibMigrations)", () => {
   it("are exported from the main entry and querylib/migrations, oldest first, each named with its timestamp", () => {
     expect(FromSubpath).to.equal(QueryLibMigrations);
-    expect(QueryLibMigrations.map((m) => new m().name)).to.deep.equal(["QueryLibSchema1795564800000"]);
+    expect(QueryLibMigrations.map((m) => new m().name)).to.deep.equal(["QueryLibSchema1795564800000", "QueryLibSchema1796515200000"]);
   });
 
   for (const dialect of dialects) {
@@ -60,7 +60,7 @@ describe("Migrations (QueryLibMigrations)", () => {
         expect(await tablesOf(dataSource!)).to.deep.equal([]);
         expect(await pendingSchemaChanges(dataSource!), "an empty database needs the tables").to.not.deep.equal([]);
         const ran = await dataSource!.runMigrations();
-        expect(ran.map((m) => m.name)).to.deep.equal(["QueryLibSchema1795564800000"]);
+        expect(ran.map((m) => m.name)).to.deep.equal(["QueryLibSchema1795564800000", "QueryLibSchema1796515200000"]);
         expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables);
         expect(await pendingSchemaChanges(dataSource!)).to.deep.equal([]);
         expect(await dataSource!.runMigrations()).to.deep.equal([]);
@@ -87,12 +87,30 @@ describe("Migrations (QueryLibMigrations)", () => {
 
         const sink = new QpTypeOrmAuditSink(dataSource!);
         const subjects = [{ kind: "User", value: "ada" }, { kind: "Tenant", value: "acme" }] as never;
-        await sink.write([{ at: new Date(0).toISOString(), entity: "employees", field: "salary", feature: "Select", action: "Dropped", subjects, enforced: true }]);
-        const rows = await dataSource!.getRepository(QpAuditEventRecord).find();
-        expect(rows.map((r) => [r.field, r.action, r.enforced, r.userId, r.tenant])).to.deep.equal([["salary", "Dropped", true, "ada", "acme"]]);
+        await sink.write([
+          { at: new Date(0).toISOString(), entity: "employees", field: "salary", feature: "Select", action: "Dropped", subjects, enforced: true },
+          { at: new Date(0).toISOString(), entity: "employees", field: "salary", feature: "Where", action: "Refused", subjects, enforced: true, refusal: "CapExceeded", count: 460 },
+        ]);
+        const rows = await dataSource!.getRepository(QpAuditEventRecord).find({ order: { id: "ASC" } });
+        expect(rows.map((r) => [r.field, r.action, r.enforced, r.userId, r.tenant, r.count])).to.deep.equal([["salary", "Dropped", true, "ada", "acme", 1], ["salary", "Refused", true, "ada", "acme", 460]]);
+      });
+
+      it("schema version 2 on a version 1 trail: its rows keep their events and count 1", async () => {
+        await dataSource!.undoLastMigration();
+        const runner = dataSource!.createQueryRunner();
+        try {
+          expect((await runner.getTable("querylib_audit_event"))!.columns.map((c) => c.name)).to.not.include("count");
+        } finally {
+          await runner.release();
+        }
+        await dataSource!.runMigrations();
+        expect(await pendingSchemaChanges(dataSource!)).to.deep.equal([]);
+        const rows = await dataSource!.getRepository(QpAuditEventRecord).find({ order: { id: "ASC" } });
+        expect(rows.map((r) => [r.action, r.count])).to.deep.equal([["Dropped", 1], ["Refused", 1]]);
       });
 
       it("reverted, they remove the tables; run again, they create them again", async () => {
+        await dataSource!.undoLastMigration();
         await dataSource!.undoLastMigration();
         expect(await tablesOf(dataSource!)).to.deep.equal([]);
         expect(await dataSource!.showMigrations()).to.equal(true);

@@ -355,6 +355,20 @@ describe("sample app", function () {
         expect((await as("ada")("DELETE", "/qp-admin/rules/acme-titles")).status).to.equal(204);
       });
 
+      it("a refused Summary naming salary 460 times writes three audit rows with counts, not 460 rows (#42)", async () => {
+        const conditions = Array.from({ length: 250 }, (_, i) => ({ sort: i + 1, field: "salary", dataType: "Number", operator: "GreaterThan", values: [i] }));
+        const aggregateBy = Array.from({ length: 200 }, (_, i) => ({ field: "salary", alias: `s${i}`, aggregator: "Sumation" }));
+        const orders = Array.from({ length: 10 }, (_, i) => ({ sort: i + 1, field: `s${i}` }));
+        const flood = { conditionGroup: { conditions }, groupBy: { fields: ["department"], aggregateBy }, orders };
+        const reply = await as("ada")("POST", "/api/employees/summary", flood, { "x-request-id": "flood-460" });
+        expect(reply.status, reply.text).to.be.oneOf([400, 403]);
+        const rows = await s.dataSource.getRepository(QpAuditEventRecord).find({ where: { clientRequestId: "flood-460" }, order: { id: "ASC" } });
+        expect(rows.map((r) => [r.field, r.feature, r.action, r.count])).to.deep.equal([
+          ["salary", "Where", "Refused", 250], ["salary", "Aggregate", "Refused", 200], ["salary", "Order", "Refused", 10],
+        ]);
+        expect(rows.every((r) => r.refusal === reply.body.code && r.userId === "ada" && r.tenant === "acme")).to.equal(true);
+      });
+
       it("GET /qp-admin/lint and the policy-health panel are for admins; an admin sees everyone's findings and their tenant's", async () => {
         expect((await as("ben")("GET", "/qp-admin/lint")).status).to.equal(403);
         expect((await as("ben")("GET", "/api/policy-health")).body).to.deep.equal({ findings: null });
