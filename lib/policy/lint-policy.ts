@@ -142,6 +142,11 @@ function lintEntity(entity: string, target: Function, options: QpPolicyOptions, 
         } else if (!required.some((op) => allowed.includes(op))) {
           at("RequiredFilterUnusable", "error", name, "Where", source, `${name} must be filtered with ${required.join(", ")}, none of which its QpOperators allows: every guarded query on ${entity} is refused`, "allow one of the required operators");
         }
+        // A required filter must narrow: an In as long as any list (MaxValuesPerList) lists every key.
+        const { maxRequiredInValues, maxValuesPerList } = options.caps;
+        if (maxRequiredInValues >= maxValuesPerList && required.some((op) => operatorTable[op].listValued && allowed.includes(op))) {
+          at("RequiredFilterUnbounded", "warning", name, "Where", "options.caps.maxRequiredInValues", `${name} is required in every filter, but MaxRequiredInValues (${maxRequiredInValues}) is no less than MaxValuesPerList (${maxValuesPerList}): an In of every ${name} stands for the filter and lists every row of ${entity}`, `lower caps.maxRequiredInValues (default 10) to the most ${name} values one request needs`);
+        }
       }
     }
   }

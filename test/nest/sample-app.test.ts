@@ -196,6 +196,16 @@ describe("sample app", function () {
         expect(summary.status, summary.text).to.equal(200);
         expect(summary.body.data.map((r: { orderId: number }) => r.orderId)).to.deep.equal([...new Set(expected.map((r) => r.orderId))].filter((id) => expected.filter((r) => r.orderId === id).length >= 3));
       });
+
+      it("items: an In of every order id no longer stands for the required filter (400 CapExceeded at its values) (#42)", async () => {
+        // The attack: every one of the tenant's order ids in the In on orderId listed every item.
+        const every = (await s.dataSource.getRepository(Order).find({ where: { tenantId: "acme" }, select: { id: true } })).map((o) => o.id);
+        expect(every.length).to.be.greaterThan(10);
+        const reply = await as("ben")("POST", "/api/items/filter", { conditionGroup: { conditions: [{ sort: 1, field: "orderId", dataType: "Number", operator: "In", values: every }] }, selects: ["id"] });
+        expect(reply.status, reply.text).to.equal(400);
+        expect(reply.body).to.include({ code: "CapExceeded", errorCode: 9, path: "conditionGroup.conditions[0].values" });
+        expect(reply.body.message).to.match(/MaxRequiredInValues is 10/);
+      });
     });
 
     describe("policies on real fields", () => {
