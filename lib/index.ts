@@ -33,7 +33,7 @@ export type { QpAuditEvent, IQpAuditSink } from "./policy/audit.js";
 export { QpInMemoryRuleStore, type IQpRuleStore, type QpRuleSnapshotData } from "./rules/store.js";
 export { QpTypeOrmRuleStore, QpRuleRecord, QpRuleVersionRecord, type QpTypeOrmRuleStoreOptions } from "./rules/typeorm-store.js";
 export type { IQpRuleNotifier, QpNotificationState, QpRuleChange, QpRuleChangeSubscriber, QpRuleSubscription } from "./rules/notifications.js";
-export { QueryLibMigrations, QueryLibSchema1795564800000, QueryLibBudget1795910400000 } from "./migrations/index.js";
+export { QueryLibMigrations, QueryLibSchema1795564800000, QueryLibBudget1795910400000, QueryLibSchema1796515200000 } from "./migrations/index.js";
 export {
   type IQpBudgetLedger, type QpBudgetCharge, type QpBudgetKey, type QpBudgetLedgerOptions, type QpBudgetScope, type QpBudgetWindow, type QpChargeKind, type QpChargeResult,
   QpInMemoryBudgetLedger, QpLedgerUnavailable, budgetWindows, budgetScopes, windowOf,

@@ -63,6 +63,8 @@ export class QpAuditEventRecord {
   @Index() @Column({ type: "varchar", length: 200, nullable: true }) tenant!: string | null;
   /** Every subject of the caller, as JSON `[{ kind, value }]`. */
   @Column({ type: "text" }) subjects!: string;
+  /** How many uses of the request the row stands for (QpAuditEvent.count; 1 when the event has none). Schema version 2. */
+  @Column({ type: "int", default: 1 }) count!: number;
 }
 
 const firstSubject = (subjects: readonly QpSubject[], kind: string) => subjects.find((s) => s.kind === kind)?.value ?? null;
@@ -123,7 +125,7 @@ export class QpTypeOrmAuditSink implements IQpAuditSink {
     const rows = (events as readonly QpRequestAuditEvent[]).map((e) => ({
       at: e.at, requestId: e.requestId ?? null, clientRequestId: e.clientRequestId ?? null, method: e.method ?? null, path: e.path ?? null, entity: e.entity, field: e.field,
       feature: e.feature, action: e.action, enforced: e.enforced, refusal: e.refusal ?? null, userId: firstSubject(e.subjects, "User"), tenant: firstSubject(e.subjects, "Tenant"),
-      subjects: JSON.stringify(e.subjects),
+      subjects: JSON.stringify(e.subjects), count: e.count ?? 1,
     }));
     if (rows.length === 0) return;
     const size = this.options.batchSize ?? 200;

@@ -25,6 +25,26 @@ export interface QpAdminOptions {
    * response lists what it introduced either way (`lint`).
    */
   readonly refuseRuleFindings?: "error" | "warning" | null;
+  /**
+   * Which policy `GET {prefix}/lint` needs: "write" (the default) or "read". The findings name
+   * the fields each caller's policy leaves open, so they are for whoever writes the policy, not
+   * for the callers they describe.
+   */
+  readonly lintLevel?: "read" | "write";
+  /**
+   * Confine each caller of the admin API to the rules of their own tenant (their one `Tenant`
+   * subject): the rules list, rule writes and deletions, explain's ignored rules and the lint
+   * findings see only `Tenant:<own tenant>` rules; a rule for another tenant, a global rule, or
+   * a role, user or custom rule (which reaches every tenant) is refused with 403
+   * `RuleOutsideTenant`, unless the caller holds `crossTenantSubject` (docs/RULES.md, "Tenants in
+   * the admin API"). Default false: any admin reads and writes every rule.
+   */
+  readonly tenantConfined?: boolean;
+  /**
+   * The subject that lifts the confinement, as the rules list names subjects: `"Role:platform-admin"`,
+   * `"Custom:qp_scope:all-tenants"`, `"User:root"`. Default none: nobody is cross-tenant.
+   */
+  readonly crossTenantSubject?: string | null;
 }
 
 export interface QpAuditModuleOptions {
@@ -68,7 +88,7 @@ export interface QueryLibModuleOptions {
 }
 
 const moduleKeys = ["policies", "configure", "providers", "useDefaultEngine", "admin", "claims", "audit", "auditFailure", "authorizationPolicies", "dataSource"];
-const adminKeys = ["routePrefix", "readPolicy", "writePolicy", "allowAnonymousAccess", "refuseRuleFindings"];
+const adminKeys = ["routePrefix", "readPolicy", "writePolicy", "allowAnonymousAccess", "refuseRuleFindings", "lintLevel", "tenantConfined", "crossTenantSubject"];
 const auditKeys = ["sink", "interceptor", "groupCommit"];
 
 export const defaultRoutePrefix = "/qp-admin";
@@ -95,7 +115,14 @@ export function checkAdminOptions(admin: unknown, policies: Readonly<Record<stri
   if (options.refuseRuleFindings !== undefined && options.refuseRuleFindings !== null && !["error", "warning"].includes(options.refuseRuleFindings)) {
     throw new QpConfigurationError(`${where}.refuseRuleFindings must be "error", "warning" or null`);
   }
+  if (options.lintLevel !== undefined && options.lintLevel !== "read" && options.lintLevel !== "write") throw new QpConfigurationError(`${where}.lintLevel must be "read" or "write"`);
+  if (options.tenantConfined !== undefined && typeof options.tenantConfined !== "boolean") throw new QpConfigurationError(`${where}.tenantConfined must be true or false`);
+  const cross = options.crossTenantSubject;
+  if (cross !== undefined && cross !== null && (typeof cross !== "string" || !/^(Role|User|Custom|Tenant):.+$/.test(cross))) {
+    throw new QpConfigurationError(`${where}.crossTenantSubject must be a subject such as "Role:platform-admin" (Role, User, Custom or Tenant, a colon, a value)`);
+  }
   const anonymous = options.allowAnonymousAccess === true;
+  if (options.tenantConfined === true && anonymous) throw new QpConfigurationError(`${where}.tenantConfined needs callers with a tenant: it cannot go with allowAnonymousAccess`);
   for (const key of ["readPolicy", "writePolicy"] as const) {
     const name = options[key];
     if (name === undefined || name === null || name === "") {

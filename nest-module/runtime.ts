@@ -21,6 +21,9 @@ export interface QpResolvedAdmin {
   readonly writePolicy: string | null;
   readonly allowAnonymousAccess: boolean;
   readonly refuseRuleFindings: "error" | "warning" | null;
+  readonly lintLevel: "read" | "write";
+  readonly tenantConfined: boolean;
+  readonly crossTenantSubject: string | null;
 }
 
 export type QpAdminLevel = "read" | "write";
@@ -106,6 +109,9 @@ export class QpRuntime {
       writePolicy: admin.writePolicy || null,
       allowAnonymousAccess: admin.allowAnonymousAccess === true,
       refuseRuleFindings: admin.refuseRuleFindings ?? null,
+      lintLevel: admin.lintLevel ?? "write",
+      tenantConfined: admin.tenantConfined === true,
+      crossTenantSubject: admin.crossTenantSubject ?? null,
     };
     return this.admin;
   }
@@ -165,7 +171,9 @@ export async function createRuntime(options: QueryLibModuleOptions, adapterHost:
   // Startup lint findings go to Nest's logger; the claims mapping says which context values exist
   // (unless the host resolves values itself, which the linter cannot see).
   const valueClaims = options.providers?.resolveValues ? undefined : Object.keys(options.claims?.valueClaims ?? {});
-  const providers = { logger: new Logger("QueryLib"), ...(valueClaims ? { lintOptions: { contextValues: valueClaims } } : {}), ...(options.providers ?? {}) };
+  // And whether the admin API confines admins to their tenant (known when the module maps it; mapQpPolicyAdmin comes later).
+  const lintOptions = { ...(valueClaims ? { contextValues: valueClaims } : {}), ...(options.admin ? { adminTenantConfined: options.admin.tenantConfined === true } : {}) };
+  const providers = { logger: new Logger("QueryLib"), ...(Object.keys(lintOptions).length > 0 ? { lintOptions } : {}), ...(options.providers ?? {}) };
   try {
     engine = options.useDefaultEngine
       ? addQpPolicies(options.policies ?? undefined, options.configure, providers)

@@ -9,7 +9,7 @@ import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpPoli
 import { QpTypeOrmTokenVault } from "../lib/vaults/typeorm-vault.js";
 import { QpTypeOrmAuditSink, QueryLibModule, QueryLibService } from "../nest-module/index.js";
 import { type SampleDataSourceOverrides, sampleDataSourceOptions } from "../ormconfig.js";
-import { AdminRoleGuard, adminRoutePrefix, canReadPolicies } from "./auth.js";
+import { AdminRoleGuard, adminRoutePrefix, adminScopeClaim, canReadPolicies, crossTenantSubject } from "./auth.js";
 import { Tenant, publicNames, sampleEntities } from "./domain/entities.js";
 import { type SampleSeedOptions, generateSampleData, insertSampleData } from "./domain/seed.js";
 import { type StartupOutcome, prepareSampleDatabase } from "./startup.js";
@@ -121,7 +121,8 @@ export class SampleAppModule {
         TypeOrmModule.forRoot(sampleDataSourceOptions(sampleDataSourceEntities, options.database)),
         QueryLibModule.forRootAsync({
           inject: [ConfigService, DataSource],
-          admin: { routePrefix: adminRoutePrefix, readPolicy: "qp-read", writePolicy: "qp-write" },
+          // Each admin reads and writes their own tenant's rules only (Ada: Tenant:acme); dev-root holds the cross-tenant subject.
+          admin: { routePrefix: adminRoutePrefix, readPolicy: "qp-read", writePolicy: "qp-write", tenantConfined: true, crossTenantSubject },
           useFactory: async (config: ConfigService, dataSource: DataSource) => ({
             policies: config.get<Record<string, unknown>>("QueryLib.Policies"),
             configure: (policyOptions) => {
@@ -142,7 +143,7 @@ export class SampleAppModule {
               }
             },
             providers: await ruleNotifications.providers(dataSource),
-            claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", valueClaims: { tenantId: "tenant" } },
+            claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", customClaims: [adminScopeClaim], valueClaims: { tenantId: "tenant" } },
             audit: { sink: new QpTypeOrmAuditSink(dataSource) },
             authorizationPolicies: { "qp-read": canReadPolicies, "qp-write": AdminRoleGuard },
             dataSource,

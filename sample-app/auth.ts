@@ -7,7 +7,7 @@ export interface DevUser {
   /** The bearer token that selects the user. */
   readonly token: string;
   /** The claims put on `request.user`. */
-  readonly claims: { readonly sub: string; readonly name: string; readonly roles: readonly string[]; readonly tenant: string };
+  readonly claims: { readonly sub: string; readonly name: string; readonly roles: readonly string[]; readonly tenant: string; readonly admin_scope?: string };
   readonly about: string;
 }
 
@@ -17,6 +17,11 @@ export const devUsers: readonly DevUser[] = [
   { token: "dev-cleo", claims: { sub: "cleo", name: "Cleo Support", roles: ["support"], tenant: "globex" }, about: "support agent at Globex: no salaries; of the admin API only the schema" },
   { token: "dev-dan", claims: { sub: "dan", name: "Dan Analyst", roles: ["analyst"], tenant: "initech" }, about: "analyst at Initech" },
   { token: "dev-erin", claims: { sub: "erin", name: "Erin Support", roles: ["support"], tenant: "umbrella" }, about: "support agent at Umbrella Retail" },
+  // The one cross-tenant admin (admin_scope: all-tenants, the admin API's crossTenantSubject): dev mode only, like every dev user.
+  {
+    token: "dev-root", claims: { sub: "root", name: "Root Operator", roles: ["admin"], tenant: "acme", admin_scope: "all-tenants" },
+    about: "platform operator (queries as Acme): the admin API for every tenant, role and global rules included",
+  },
 ];
 
 const byToken = new Map(devUsers.map((u) => [u.token, u]));
@@ -74,9 +79,16 @@ interface RoutedRequest {
 /** POST {prefix}/schema answers for the caller's own context only, so every signed-in user may ask it (the filter page does). */
 const isSchemaRequest = (request: RoutedRequest) => request.method === "POST" && request.path?.replace(/\/+$/, "") === `${adminRoutePrefix}/schema`;
 
-/** The admin API's read policy, a predicate over the request: admins and analysts; for the schema, any signed-in user. */
+/** The admin API's read policy, a predicate over the request: admins and analysts (each confined to their tenant's rules); for the schema, any signed-in user. */
 export const canReadPolicies = (request: RoutedRequest): boolean =>
   rolesOf(request).some((r) => r === "admin" || r === "analyst") || (request.user !== undefined && request.user !== null && isSchemaRequest(request));
+
+/** Admins: the admin API's write policy, which GET /qp-admin/lint and the policy-health panel need too. */
+export const isPolicyAdmin = (request: { user?: unknown }): boolean => rolesOf(request).includes("admin");
+
+/** The claim that lifts the admin API's tenant confinement (claims.customClaims), and the subject it becomes. */
+export const adminScopeClaim = "admin_scope";
+export const crossTenantSubject = `Custom:${adminScopeClaim}:all-tenants`;
 
 /** The admin API's write policy (and the audit trail's guard): a Nest guard, admins only. No user: 401. */
 @Injectable()
@@ -84,6 +96,6 @@ export class AdminRoleGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<{ user?: unknown }>();
     if (!request.user) throw new UnauthorizedException({ code: "Unauthorized", message: "sign in with a dev token (Authorization: Bearer <token>)" });
-    return rolesOf(request).includes("admin");
+    return isPolicyAdmin(request);
   }
 }

@@ -13,7 +13,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swag
 import { QpExceptionFilter, mergeQueryLibOpenApi } from "../nest-module/index.js";
 import { type SampleAppOptions, SampleAppModule, SampleSeeder } from "./app.module.js";
 import type { StartupOutcome } from "./startup.js";
-import { devAuthentication, devUsers, type DevUser, refuseDevTokens } from "./auth.js";
+import { canReadPolicies, devAuthentication, devUsers, type DevUser, refuseDevTokens } from "./auth.js";
 import { sampleKeyVariables } from "./secrets.js";
 import { devHostBanner, devHostNotice, devModeRequested, markDevHost, resolveDevMode } from "./dev-mode.js";
 import { publicDirectory, setStaticHeaders } from "./public-files.js";
@@ -43,7 +43,20 @@ export interface StartOptions extends SampleAppOptions {
 }
 
 /**
- * Swagger UI at /docs (the document at /docs-json): @nestjs/swagger describes the app's own
+ * Express middleware in front of /docs and /docs-json: the OpenAPI document describes every
+ * route and what it accepts, which is for whoever administers the policy, not for the callers it
+ * describes. The admin API's read policy (canReadPolicies) or 401/403, with the JSON error body.
+ */
+export function requireAdminRead(request: { user?: unknown; method?: string; path?: string }, response: { status(code: number): { json(body: unknown): unknown } }, next: () => void): void {
+  if (canReadPolicies({ user: request.user, method: request.method, path: "/docs" })) return next();
+  const signedIn = request.user !== undefined && request.user !== null;
+  response.status(signedIn ? 403 : 401).json(signedIn
+    ? { code: "Forbidden", message: "the OpenAPI document and Swagger UI need the admin API's read policy" }
+    : { code: "Unauthorized", message: "the OpenAPI document and Swagger UI need a signed-in caller with the admin API's read policy" });
+}
+
+/**
+ * Swagger UI at /docs (the document at /docs-json), behind the admin read policy (requireAdminRead): @nestjs/swagger describes the app's own
  * controllers and QueryLib adds the entity routes with their schemas. Made on the first request,
  * once the entity routes have started (the factory form of SwaggerModule.setup).
  */
@@ -83,6 +96,7 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
   app.use(devMode.enabled ? devAuthentication : refuseDevTokens);
   // Unknown routes (and anything a controller's own filter did not answer) get the same JSON error body.
   app.useGlobalFilters(new QpExceptionFilter(app.get(HttpAdapterHost)));
+  app.use(["/docs", "/docs-json"], requireAdminRead);
   serveApiDocs(app);
   await app.listen(port, sampleHost);
   const address = app.getHttpServer().address() as { port: number };
@@ -114,7 +128,7 @@ export function tryLines(url: string): string[] {
     `  ${curl("dev-cleo", "/api/orders/summary", { groupBy: { fields: ["status"], aggregateBy: [{ alias: "orders", aggregator: "Count" }, { field: "total", alias: "revenue", aggregator: "Sumation" }] }, orders: [{ sort: 1, field: "status" }] })}`,
     `  ${curl("dev-ada", "/api/employees/filter", { selects: ["name", "title", "salary", "managerId"], orders: [{ sort: 1, field: "salary", direction: "Descending" }], page: { pageNumber: 1, pageSize: 3 } })}`,
     `  ${curl("dev-ben", "/qp-admin/schema", { entity: "customers", depth: 1 })}`,
-    `  ${curl("dev-ada", "/qp-admin/rules")}`,
+    `  ${curl("dev-root", "/qp-admin/rules")}`,
     `  ${curl("dev-ada", "/api/audit?limit=5")}`,
   ];
 }

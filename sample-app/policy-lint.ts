@@ -17,5 +17,5 @@ export function policyOptions() {
 
 export const rules = sampleRules;
 
-/** The sample's claims mapping: valueClaims { tenantId: "tenant" }. */
-export const lintOptions = { contextValues: ["tenantId"] };
+/** The sample's claims mapping: valueClaims { tenantId: "tenant" }; its admin API is confined to each admin's tenant. */
+export const lintOptions = { contextValues: ["tenantId"], adminTenantConfined: true };

@@ -6,7 +6,8 @@ import { ApiExcludeController } from "@nestjs/swagger";
 import { DataSource } from "typeorm";
 import { LogicException, QpSubjectKind, UnknownEntity } from "../lib/index.js";
 import { QpAuditEventRecord, QpExceptionFilter, QpHttpError, QueryLibService } from "../nest-module/index.js";
-import { AdminRoleGuard, canReadPolicies, devUsers } from "./auth.js";
+import { AdminRoleGuard, crossTenantSubject, devUsers, isPolicyAdmin } from "./auth.js";
+import { adminTenantScopeOf, findingsInScope } from "../lib/policy/admin-tenancy.js";
 import { devHostNotice } from "./dev-mode.js";
 import { publicNames } from "./domain/entities.js";
 
@@ -35,7 +36,7 @@ export class QueryController {
         "POST /api/{entity}/segment  body: Segment",
         "POST /api/{entity}/summary  body: Summary",
         "GET  /api/me                who you are to the policy layer",
-        "GET  /api/policy-health     the policy linter's findings, for callers who may read the admin API (else null)",
+        "GET  /api/policy-health     the policy linter's findings, for admins (else null), their tenant's and everyone's",
         "GET  /api/audit             the audit trail of your tenant (admins)",
         "POST /qp-admin/schema | /explain | /simulate, GET /qp-admin/rules | /health | /lint | /openapi, POST /qp-admin/rules, DELETE /qp-admin/rules/{id}",
         "GET  /docs                  Swagger UI of these routes (the entity routes' schemas are QueryLib's)",
@@ -52,12 +53,15 @@ export class QueryController {
   }
 
   /**
-   * The filter page's "Policy health" panel: the linter's findings (GET /qp-admin/lint's), or
-   * null for a caller the admin API's read policy would refuse, so the page asks without a 403.
+   * The filter page's "Policy health" panel: the linter's findings as GET /qp-admin/lint gives
+   * them (write level: admins only; an admin sees the findings about everyone and their own
+   * tenant), or null for any other caller, so the page asks without a 403.
    */
   @Get("policy-health")
   async policyHealth(@Req() request: { user?: unknown; method?: string; path?: string }) {
-    return { findings: canReadPolicies(request) ? await this.querylib.engine.lintAsync() : null };
+    if (!isPolicyAdmin(request)) return { findings: null };
+    const scope = adminTenantScopeOf(await this.querylib.getPolicyContextAsync(request), { tenantConfined: true, crossTenantSubject });
+    return { findings: findingsInScope(await this.querylib.engine.lintAsync(), await this.querylib.engine.listRulesAsync(), scope) };
   }
 
   /** The relational audit trail (append-only table querylib_audit_event) of the admin's own tenant, newest first; by server request id or the client's x-request-id. */

@@ -13,6 +13,11 @@ export enum PolicyErrorCode {
   RangeOffBoundary = 23,
   /** The caller's guess budget (QpPolicyOptions.guessBudget) for a field it sees transformed is spent for the window: HTTP 429. */
   GuessBudgetExhausted = 24,
+  /**
+   * The admin API confined to the caller's tenant (admin option tenantConfined): a rule for
+   * another tenant, a Global rule, or a Role/User/Custom rule, which reaches every tenant.
+   */
+  RuleOutsideTenant = 25,
 }
 
 export class PolicyException extends LogicException {

@@ -41,6 +41,11 @@ export interface QpLintFinding {
 export interface QpLintOptions {
   /** The context values the host's claims mapping provides: a forced predicate naming another is a finding. */
   readonly contextValues?: readonly string[];
+  /**
+   * Whether the admin API confines each admin to their tenant's rules (querylib/nest's admin
+   * option tenantConfined); unknown (no finding either way) when not given.
+   */
+  readonly adminTenantConfined?: boolean;
 }
 
 /** A subject set the rules tell apart: nobody in particular, or one subject a rule names. */
@@ -80,6 +85,7 @@ export function lintPolicy(options: QpPolicyOptions, rules: readonly QpRule[] = 
     lintEntity(entity, target, options, lint, add);
   }
   lintRules(rules, options, add);
+  lintAdminTenancy(rules, options, lint, add);
   findings.push(...seen.values());
   const rank: Record<QpLintSeverity, number> = { error: 0, warning: 1, info: 2 };
   return findings.sort((a, b) => rank[a.severity] - rank[b.severity] || a.entity.localeCompare(b.entity) || (a.field ?? "").localeCompare(b.field ?? "") || a.code.localeCompare(b.code));
@@ -137,6 +143,11 @@ function lintEntity(entity: string, target: Function, options: QpPolicyOptions, 
         } else if (!required.some((op) => allowed.includes(op))) {
           at("RequiredFilterUnusable", "error", name, "Where", source, `${name} must be filtered with ${required.join(", ")}, none of which its QpOperators allows: every guarded query on ${entity} is refused`, "allow one of the required operators");
         }
+        // A required filter must narrow: an In as long as any list (MaxValuesPerList) lists every key.
+        const { maxRequiredInValues, maxValuesPerList } = options.caps;
+        if (maxRequiredInValues >= maxValuesPerList && required.some((op) => operatorTable[op].listValued && allowed.includes(op))) {
+          at("RequiredFilterUnbounded", "warning", name, "Where", "options.caps.maxRequiredInValues", `${name} is required in every filter, but MaxRequiredInValues (${maxRequiredInValues}) is no less than MaxValuesPerList (${maxValuesPerList}): an In of every ${name} stands for the filter and lists every row of ${entity}`, `lower caps.maxRequiredInValues (default 10) to the most ${name} values one request needs`);
+        }
       }
     }
   }
@@ -161,6 +172,24 @@ function lintEntity(entity: string, target: Function, options: QpPolicyOptions, 
 }
 
 /** Rules that can never apply, name nothing, or contradict another rule at their level. */
+/**
+ * An admin API that any tenant's admin may use to read and write every tenant's rules, where the
+ * policy is multi-tenant (rules for Tenant subjects, or entities scoped by a context value).
+ */
+function lintAdminTenancy(rules: readonly QpRule[], options: QpPolicyOptions, lint: QpLintOptions, add: (f: QpLintFinding) => void): void {
+  if (lint.adminTenantConfined !== false) return;
+  const tenantRules = rules.filter((r) => r.subjectKind === QpSubjectKind.Tenant);
+  const scoped = [...options.entities.entries()].filter(([, target]) => [...classPolicyOf(target).members.values()].some((m) => m.attributes.some((a) => a.kind === "forceWhere" && a.contextValue !== undefined)));
+  if (tenantRules.length === 0 && scoped.length === 0) return;
+  const why = tenantRules.length > 0
+    ? `${tenantRules.length} rule(s) name a Tenant subject (${[...new Set(tenantRules.map((r) => `Tenant:${r.subject}`))].slice(0, 3).join(", ")}), and every admin may read and rewrite any tenant's rules, global and role rules included`
+    : `${scoped.map(([name]) => name).join(", ")} ${scoped.length === 1 ? "is" : "are"} scoped by a context value, and every admin may read and write rules that reach every tenant`;
+  add({
+    code: "AdminNotTenantConfined", severity: "warning", entity: "(admin API)", field: null, feature: null, subject: "everyone", source: "admin options (tenantConfined)",
+    why, fix: "set the admin mapping's tenantConfined: true (and crossTenantSubject for the operators who administer every tenant)",
+  });
+}
+
 function lintRules(rules: readonly QpRule[], options: QpPolicyOptions, add: (f: QpLintFinding) => void): void {
   const byPlace = new Map<string, QpRule[]>();
   for (const rule of rules) {

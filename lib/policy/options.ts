@@ -41,6 +41,8 @@ export interface QpCaps {
    * since #42; it was per In list before, hence the name).
    */
   maxProtectedInValues: number;
+  /** Values of the In (any list) that satisfies a QpRequireWhere: a longer list does not narrow and satisfies nothing. */
+  maxRequiredInValues: number;
 }
 
 export const capDefaults: Readonly<QpCaps> = Object.freeze({
@@ -48,6 +50,7 @@ export const capDefaults: Readonly<QpCaps> = Object.freeze({
   defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
   maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
   maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16, maxProtectedInValues: 10,
+  maxRequiredInValues: 10,
 });
 
 const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);

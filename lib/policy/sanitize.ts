@@ -362,25 +362,40 @@ export class Sanitizer {
     if (relied && guard.accepted.has(risk)) this.record(field, feature, PolicyAction.Allowed, { level: null, source: guard.source }, true, accepted(guard, risk));
   }
 
-  /** Conditions that must hold for a row to match: no Or with more than one branch above them. */
-  private mandatory(group: ConditionGroup | null): Condition[] {
+  /** Conditions that must hold for a row to match (no Or with more than one branch above them), with their paths. */
+  private mandatory(group: ConditionGroup | null, where: string): [Condition, string][] {
     if (!group) return [];
     const branches = group.conditions.length + group.subConditionGroups.length;
     if (group.connector === Connector.Or && branches > 1) return [];
-    return [...group.conditions, ...group.subConditionGroups.flatMap((g) => this.mandatory(g))];
+    return [
+      ...group.conditions.map((c, i): [Condition, string] => [c, `${where}.conditions[${i}]`]),
+      ...group.subConditionGroups.flatMap((g, i) => this.mandatory(g, `${where}.subConditionGroups[${i}]`)),
+    ];
   }
 
+  /**
+   * QpRequireWhere: a mandatory condition on the field with a required operator, which must
+   * narrow: a list of more than MaxRequiredInValues values satisfies nothing (CapExceeded at its
+   * values), so listing every key does not stand for the filter.
+   */
   required(group: ConditionGroup | null, where: string): void {
     const rootPolicy = classPolicyOf(this.root.target);
+    const cap = this.options.caps.maxRequiredInValues;
     for (const member of rootPolicy.members.values()) {
       for (const attribute of member.attributes) {
         if (attribute.kind !== "requireWhere") continue;
         const operators = attribute.operators ?? pinningOperators;
-        const satisfied = this.mandatory(group).some((c) => this.canonicalFields.get(c) === member.property && operators.includes(c.operator));
+        const candidates = this.mandatory(group, where).filter(([c]) => this.canonicalFields.get(c) === member.property && operators.includes(c.operator));
+        if (candidates.some(([c]) => operatorTable[c.operator].listValued)) this.readValues = true; // the list's length
+        const narrowing = candidates.find(([c]) => !operatorTable[c.operator].listValued || c.values.length <= cap);
         const publicName = member.alias ?? member.property;
         const decision = { level: attribute.overridable ? PolicyLevel.OverridableAttribute : PolicyLevel.SealedAttribute, source: describeSource(attribute, member) };
-        if (satisfied) this.record(publicName, "Where", PolicyAction.Allowed, decision, true, "required condition present");
-        else this.refuse(PolicyErrorCode.RequiredFilterMissing, `a condition on ${publicName} with ${operators.join(", ")} is required, outside any Or`, where, publicName, "Where", decision);
+        if (narrowing) this.record(publicName, "Where", PolicyAction.Allowed, decision, true, "required condition present");
+        else if (candidates.length > 0) {
+          const [widest, path] = candidates[0]!;
+          const why = `${widest.values.length} values in the ${widest.operator} list that stands for the filter ${publicName} requires; MaxRequiredInValues is ${cap}: a required filter must narrow`;
+          this.refuse(PolicyErrorCode.CapExceeded, why, `${path}.values`, publicName, "Where", decision);
+        } else this.refuse(PolicyErrorCode.RequiredFilterMissing, `a condition on ${publicName} with ${operators.join(", ")} is required, outside any Or`, where, publicName, "Where", decision);
       }
     }
   }

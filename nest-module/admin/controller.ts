@@ -9,18 +9,20 @@ import { HttpAdapterHost } from "@nestjs/core";
 import { QpExceptionFilter } from "../errors.js";
 import { QP_RUNTIME } from "../tokens.js";
 import type { QpAdminLevel, QpRuntime } from "../runtime.js";
-import { type QpAdminRoute, QpAdminHandlers, adminRoutes } from "./handlers.js";
+import { type QpAdminRoute, QpAdminHandlers, adminRoutes, levelOf } from "./handlers.js";
 
 const levelKey = "querylib:admin-level";
+const routeKey = "querylib:admin-route";
 
-/** Applies the read or write policy of the mapping to each admin route. */
+/** Applies the read or write policy of the mapping to each admin route (levelOf: lint's follows the mapping's lintLevel). */
 @Injectable()
 export class QpAdminGuard implements CanActivate {
   constructor(@Inject(QP_RUNTIME) private readonly runtime: QpRuntime) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const level = Reflect.getMetadata(levelKey, context.getHandler()) as QpAdminLevel | undefined;
-    await this.runtime.authorize(level ?? "write", context.switchToHttp().getRequest(), context);
+    const name = Reflect.getMetadata(routeKey, context.getHandler()) as QpAdminRoute["name"] | undefined;
+    await this.runtime.authorize(level && name ? levelOf({ name, level }, this.runtime.admin) : "write", context.switchToHttp().getRequest(), context);
     return true;
   }
 }
@@ -53,6 +55,7 @@ function defineRoute(prototype: object, route: QpAdminRoute): void {
   Res({ passthrough: true })(prototype, route.name, 4);
   methodDecorator[route.method](route.path)(prototype, route.name, descriptor);
   SetMetadata(levelKey, route.level)(prototype, route.name, descriptor);
+  SetMetadata(routeKey, route.name)(prototype, route.name, descriptor);
 }
 
 export function createAdminController(routePrefix: string): new (...args: never[]) => unknown {

@@ -8,7 +8,7 @@ import type { QpAdminOptions, QpAuthorizationPolicy } from "../options.js";
 import { runInScope, scopeOf } from "../request-scope.js";
 import type { QpRuntime } from "../runtime.js";
 import { QP_RUNTIME } from "../tokens.js";
-import { QpAdminHandlers, adminRoutes } from "./handlers.js";
+import { QpAdminHandlers, adminRoutes, levelOf } from "./handlers.js";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -76,7 +76,7 @@ export function mapAdminRoutes(adapter: HttpServer, runtime: QpRuntime): void {
       scope.engine ??= runtime.engine;
       try {
         const context = httpContext([request, response, next], QpPolicyAdminRoutes, handler);
-        await runtime.authorize(route.level, request as { user?: unknown }, context);
+        await runtime.authorize(levelOf(route, runtime.admin), request as { user?: unknown }, context);
         const body = route.method === "POST" ? await jsonBody(request) : undefined;
         const reply = await runInScope(scope, () => handlers.run(route.name, request, { body, query: request.query ?? {}, params: request.params ?? {} }));
         adapter.reply(response, reply.body, reply.status);

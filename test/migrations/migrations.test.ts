@@ -12,7 +12,7 @@ import { type Dialect, dialects, isolatedDatabaseUrl, openIsolatedDatabase, skip
 
 const libraryEntities = [...QpTypeOrmRuleStore.entities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmTokenVault.entities, ...QpTypeOrmBudgetLedger.entities];
 const libraryTables = ["querylib_audit_event", "querylib_budget", "querylib_rule", "querylib_rule_version", "querylib_token"];
-const migrationNames = ["QueryLibSchema1795564800000", "QueryLibBudget1795910400000"];
+const migrationNames = ["QueryLibSchema1795564800000", "QueryLibBudget1795910400000", "QueryLibSchema1796515200000"];
 
 function optionsOf(dialect: Dialect): DataSourceOptions {
   const common = { entities: libraryEntities, migrations: QueryLibMigrations, synchronize: false, logging: false } as const;
@@ -88,9 +88,12 @@ describe("Migrations (QueryLibMigrations)", () => {
 
         const sink = new QpTypeOrmAuditSink(dataSource!);
         const subjects = [{ kind: "User", value: "ada" }, { kind: "Tenant", value: "acme" }] as never;
-        await sink.write([{ at: new Date(0).toISOString(), entity: "employees", field: "salary", feature: "Select", action: "Dropped", subjects, enforced: true }]);
-        const rows = await dataSource!.getRepository(QpAuditEventRecord).find();
-        expect(rows.map((r) => [r.field, r.action, r.enforced, r.userId, r.tenant])).to.deep.equal([["salary", "Dropped", true, "ada", "acme"]]);
+        await sink.write([
+          { at: new Date(0).toISOString(), entity: "employees", field: "salary", feature: "Select", action: "Dropped", subjects, enforced: true },
+          { at: new Date(0).toISOString(), entity: "employees", field: "salary", feature: "Where", action: "Refused", subjects, enforced: true, refusal: "CapExceeded", count: 460 },
+        ]);
+        const rows = await dataSource!.getRepository(QpAuditEventRecord).find({ order: { id: "ASC" } });
+        expect(rows.map((r) => [r.field, r.action, r.enforced, r.userId, r.tenant, r.count])).to.deep.equal([["salary", "Dropped", true, "ada", "acme", 1], ["salary", "Refused", true, "ada", "acme", 460]]);
 
         const ledger = new QpTypeOrmBudgetLedger(dataSource!);
         const charge = { scopeKind: "User", scopeId: "ada", entity: "employees", field: "salary", kind: "guesses", limit: 3, window: "Daily" } as const;
@@ -99,7 +102,23 @@ describe("Migrations (QueryLibMigrations)", () => {
         expect((await ledger.charge({ ...charge, field: null, kind: "privacy", cost: 0.25 })).remaining).to.equal(2.75);
       });
 
-      it("reverted, they remove the tables (the budget's first, then the rest); run again, they create them again", async () => {
+      it("schema version 2 on a version 1 trail: its rows keep their events and count 1", async () => {
+        await dataSource!.undoLastMigration();
+        const runner = dataSource!.createQueryRunner();
+        try {
+          expect((await runner.getTable("querylib_audit_event"))!.columns.map((c) => c.name)).to.not.include("count");
+        } finally {
+          await runner.release();
+        }
+        await dataSource!.runMigrations();
+        expect(await pendingSchemaChanges(dataSource!)).to.deep.equal([]);
+        const rows = await dataSource!.getRepository(QpAuditEventRecord).find({ order: { id: "ASC" } });
+        expect(rows.map((r) => [r.action, r.count])).to.deep.equal([["Dropped", 1], ["Refused", 1]]);
+      });
+
+      it("reverted, they remove what they added (the audit count, then the budget, then the rest); run again, they create them again", async () => {
+        await dataSource!.undoLastMigration();
+        expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables);
         await dataSource!.undoLastMigration();
         expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables.filter((t) => t !== "querylib_budget"));
         await dataSource!.undoLastMigration();

@@ -46,8 +46,12 @@ describe("querylib/nest admin API", function () {
   });
 
   describe("GET /lint", () => {
-    it("answers 200 with the linter's findings over the configuration and the current rules; a caller without the read policy gets 403", async () => {
-      const reply = await reader("GET", "/qp-admin/lint");
+    it("answers 200 with the linter's findings over the configuration and the current rules, at the write level: a reader or a member gets 403", async () => {
+      // The findings name what each caller's policy leaves open: for whoever writes the policy (#42).
+      const refused = await reader("GET", "/qp-admin/lint");
+      expect(refused.status, refused.text).to.equal(403);
+      expect(refused.body.code).to.equal("Forbidden");
+      const reply = await writer("GET", "/qp-admin/lint");
       expect(reply.status, reply.text).to.equal(200);
       expect(reply.body).to.be.an("array");
       for (const finding of reply.body) {
@@ -68,7 +72,7 @@ describe("querylib/nest admin API", function () {
       const again = await writer("POST", "/qp-admin/rules", { ...created.body, changedBy: undefined, changedAt: undefined });
       expect(again.status, again.text).to.equal(200);
       expect(again.body.lint, "replacing a rule with itself introduces nothing").to.deep.equal([]);
-      const findings = (await reader("GET", "/qp-admin/lint")).body as { code: string; field: string; subject: string; source: string }[];
+      const findings = (await writer("GET", "/qp-admin/lint")).body as { code: string; field: string; subject: string; source: string }[];
       expect(findings.some((f) => f.code === "OrderableWhileHidden" && f.field === "name" && f.subject === "Role:auditor" && f.source === "rule lint-mask")).to.equal(true);
       expect((await writer("DELETE", "/qp-admin/rules/lint-mask")).status).to.equal(204);
     });
@@ -382,7 +386,7 @@ describe("querylib/nest admin API", function () {
     });
 
     it("GET /lint fails closed like every read: 503 StoreUnavailable, not a 500, and no finding that ignores the rules", async () => {
-      const reply = await call(failing.url, "GET", "/qp-admin/lint", { claims: callers.reader });
+      const reply = await call(failing.url, "GET", "/qp-admin/lint", { claims: callers.writer });
       expectError(reply, 503, "StoreUnavailable");
     });
 

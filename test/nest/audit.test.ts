@@ -95,6 +95,29 @@ describe("querylib/nest audit", function () {
       ]);
     });
 
+    it("a refused request naming an audited field hundreds of times writes one event per (field, feature, action) with the count, not one per use (#42)", async () => {
+      // The flood of the issue: 250 conditions on salary (over MaxConditions, 50: refused after parsing), 100 selects of it and 10 orders on it.
+      const conditions = Array.from({ length: 250 }, (_, i) => ({ sort: i + 1, field: "salary", dataType: "Number", operator: "GreaterThan", values: [i] }));
+      const body = { conditionGroup: { conditions }, selects: Array.from({ length: 100 }, () => "salary"), orders: Array.from({ length: 10 }, (_, i) => ({ sort: i + 1, field: "salary" })) };
+      const reply = await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1", "flo"), body, headers: { "x-request-id": "req-flood" } });
+      expect(reply.status, reply.text).to.equal(400);
+      expect(reply.body.code).to.equal("CapExceeded");
+      // Before: 360 events (one per use). Now: three, whose counts add up to the 360 uses.
+      expect(sink.events.map((e) => [e.field, e.feature, e.action, e.refusal, e.count])).to.deep.equal([
+        ["salary", "Where", "Refused", "CapExceeded", 250], ["salary", "Order", "Refused", "CapExceeded", 10], ["salary", "Select", "Refused", "CapExceeded", 100],
+      ]);
+      // A request of one use of each keeps events without a count (one each), as before.
+      sink.clear();
+      expect((await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1"), body: salaryQuery })).status).to.equal(200);
+      expect(sink.events.map((e) => e.count)).to.deep.equal([undefined, undefined, undefined]);
+    });
+
+    it("two queries of one request using the same field the same way are one event with count 2", async () => {
+      const reply = await call(t.url, "POST", "/accounts/query-twice", { claims: callers.tenant("t-3"), body: { selects: ["id", "salary"] } });
+      expect(reply.status, reply.text).to.equal(200);
+      expect(sink.events.map((e) => [e.feature, e.action, e.count])).to.deep.equal([["Select", "Allowed", 2]]);
+    });
+
     it("writes none for simulate", async () => {
       const reply = await call(t.url, "POST", "/qp-admin/simulate", { claims: callers.reader, body: { entity: "accounts", filter: salaryQuery } });
       expect(reply.status, reply.text).to.equal(200);
@@ -205,13 +228,17 @@ describe("querylib/nest audit", function () {
   });
 
   describe("the MaxAuditEvents cap", () => {
-    it("keeps at most MaxAuditEvents events per context", async () => {
+    it("keeps at most MaxAuditEvents distinct events per context, and counts the uses past it in one Truncated event", async () => {
       const sink = new QpInMemoryAuditSink();
       const t = await startTestApp({ module: { audit: { sink }, policies: { Caps: { MaxAuditEvents: 2, MaxPageSize: 100 } } } });
       try {
         const reply = await call(t.url, "POST", "/accounts/query", { claims: callers.tenant("t-1"), body: salaryQuery });
         expect(reply.status).to.equal(200);
-        expect(sink.events).to.have.length(2);
+        expect(sink.events).to.have.length(3);
+        expect(sink.events.map((e) => [e.field, e.feature, e.action, e.count])).to.deep.equal([["salary", "Where", "Allowed", undefined], ["salary", "Order", "Allowed", undefined], ["*", "*", "Truncated", undefined]]);
+        const again = await call(t.url, "POST", "/accounts/query-twice", { claims: callers.tenant("t-1"), body: salaryQuery });
+        expect(again.status).to.equal(200);
+        expect(sink.events.slice(3).map((e) => [e.feature, e.action, e.count])).to.deep.equal([["Where", "Allowed", 2], ["Order", "Allowed", 2], ["*", "Truncated", 2]]);
       } finally {
         await t.close();
       }
@@ -279,6 +306,7 @@ describe("querylib/nest audit", function () {
           at: new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString(), entity: "accounts", field: "salary", feature: i % 2 ? "Select" : "Where", action: "Allowed",
           subjects: [{ kind: QpSubjectKind.User, value: "ünïcode-user" }, { kind: QpSubjectKind.Tenant, value: "t-1" }], enforced: i !== 4, requestId: `r-${i}`, method: "POST", path: "/accounts/query",
         }));
+        events[1] = { ...events[1]!, count: 460 };
         await sink.write(events);
         await sink.write(events.slice(0, 1));
         const rows = await dataSource!.getRepository(QpAuditEventRecord).find({ order: { id: "ASC" } });
@@ -286,6 +314,7 @@ describe("querylib/nest audit", function () {
         expect(rows.map((r) => r.requestId)).to.deep.equal(["r-0", "r-1", "r-2", "r-3", "r-4", "r-0"]);
         expect(rows.map((r) => r.enforced)).to.deep.equal([true, true, true, true, false, true]);
         expect(rows[1]).to.include({ userId: "ünïcode-user", tenant: "t-1", feature: "Select", at: "2024-01-01T00:00:01.000Z" });
+        expect(rows.map((r) => r.count), "an event's count, 1 when it has none").to.deep.equal([1, 460, 1, 1, 1, 1]);
 
         // The request's path and the caller's subjects reach the INSERT: written into its text,
         // these would end the statement, drop the trail or shift the placeholders.

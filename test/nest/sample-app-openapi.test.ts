@@ -18,14 +18,14 @@ describe("sample app: the OpenAPI document and Swagger UI", function () {
   let document: Document;
   before(async () => {
     app = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
-    document = (await (await fetch(`${app.url}/docs-json`)).json()) as Document;
+    document = (await (await fetch(`${app.url}/docs-json`, { headers: { authorization: "Bearer dev-ada" } })).json()) as Document;
   });
   after(() => app?.close());
 
   const ada = { authorization: "Bearer dev-ada" };
 
   it("serves Swagger UI at /docs", async () => {
-    const page = await fetch(`${app.url}/docs`);
+    const page = await fetch(`${app.url}/docs`, { headers: ada });
     expect(page.status).to.equal(200);
     expect(await page.text()).to.match(/swagger-ui/i);
   });

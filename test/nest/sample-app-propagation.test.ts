@@ -40,12 +40,14 @@ const rule = { id: "propagation-analyst-no-created-at", subjectKind: "Role", sub
 const probeQuery = { selects: ["id", "createdAt"], orders: [{ sort: 1, field: "id" }], page: { pageNumber: 1, pageSize: 1 } };
 const as = (token: string) => (base: string, method: string, path: string, body?: unknown) => call(base, method, path, { body, headers: { authorization: `Bearer ${token}` } });
 const ada = as("dev-ada");
+/** Role rules reach every tenant: only the cross-tenant admin (dev-root) writes them; Ada is confined to Tenant:acme (#42). */
+const root = as("dev-root");
 const ben = as("dev-ben");
 /** Change n denies (odd n) or removes the denial (even n); before the first, createdAt is readable. */
 const deniedAfter = (n: number) => n % 2 === 1;
 /** Writes change n through the admin API of `writer`. */
 const change = (writer: Replica, n: number) =>
-  deniedAfter(n) ? ada(writer.url, "POST", "/qp-admin/rules", { ...rule, description: `change ${n}` }) : ada(writer.url, "DELETE", `/qp-admin/rules/${rule.id}`);
+  deniedAfter(n) ? root(writer.url, "POST", "/qp-admin/rules", { ...rule, description: `change ${n}` }) : root(writer.url, "DELETE", `/qp-admin/rules/${rule.id}`);
 
 interface Observation {
   readonly sentAt: number;

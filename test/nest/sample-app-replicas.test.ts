@@ -22,6 +22,8 @@ interface Failure {
 const as = (token: string) => (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   call(base, method, path, { body, headers: { ...headers, authorization: `Bearer ${token}` } });
 const ada = as("dev-ada");
+/** Role rules reach every tenant: only the cross-tenant admin (dev-root) writes them; Ada is confined to Tenant:acme (#42). */
+const root = as("dev-root");
 const ben = as("dev-ben");
 
 const tokensQuery = { selects: ["id", "nationalId"], orders: [{ sort: 1, field: "id" }], page: { pageNumber: 1, pageSize: 20 } };
@@ -60,7 +62,7 @@ describe("sample app: four replicas (OS processes) over one PostgreSQL database"
     expect(await count(`SELECT count(*) AS n FROM "sample_tenant"`)).to.equal(4);
 
     // Written through replica 1 before any restart: a rule, audit events (one request per replica), tokens.
-    const created = await ada(replicas[0]!.url, "POST", "/qp-admin/rules", replicaRule);
+    const created = await root(replicas[0]!.url, "POST", "/qp-admin/rules", replicaRule);
     expect(created.status, created.text).to.equal(201);
     for (const replica of replicas) {
       const reply = await ada(replica.url, "POST", "/api/employees/filter", auditedQuery, { "x-request-id": `replicas-before-${replica.index}` });
@@ -140,7 +142,7 @@ describe("sample app: four replicas (OS processes) over one PostgreSQL database"
 
     // Afterwards everything written before the restarts is still there, on every replica.
     for (const replica of replicas) {
-      const rules = await ada(replica.url, "GET", "/qp-admin/rules");
+      const rules = await root(replica.url, "GET", "/qp-admin/rules");
       expect(rules.body.map((r: { id: string }) => r.id), `replica ${replica.index}`).to.include(replicaRule.id);
       expect(rules.body).to.have.length(4);
       const health = await ada(replica.url, "GET", "/qp-admin/health");
@@ -182,7 +184,7 @@ describe("sample app: four replicas (OS processes) over one MariaDB database", f
     const first = await startAll();
     expect(first.filter((r) => r.output.includes("(mariadb, seeded)")), first.map((r) => r.output).join("\n")).to.have.length(1);
     expect(first.filter((r) => r.output.includes("(mariadb, data found in the database, nothing seeded)"))).to.have.length(replicaCount - 1);
-    const created = await ada(first[0]!.url, "POST", "/qp-admin/rules", replicaRule);
+    const created = await root(first[0]!.url, "POST", "/qp-admin/rules", replicaRule);
     expect(created.status, created.text).to.equal(201);
     const epoch = (await ada(first[0]!.url, "GET", "/qp-admin/health")).body.snapshotEpoch;
     for (const replica of first) await stop(replica);
@@ -192,7 +194,7 @@ describe("sample app: four replicas (OS processes) over one MariaDB database", f
     for (const replica of second) {
       const health = await ada(replica.url, "GET", "/qp-admin/health");
       expect([health.body.snapshotVersion, health.body.snapshotEpoch]).to.deep.equal([4, epoch]);
-      expect((await ada(replica.url, "GET", "/qp-admin/rules")).body.map((r: { id: string }) => r.id)).to.include(replicaRule.id);
+      expect((await root(replica.url, "GET", "/qp-admin/rules")).body.map((r: { id: string }) => r.id)).to.include(replicaRule.id);
     }
     expect(Number((await check!.query("SELECT count(*) AS n FROM `sample_tenant`"))[0].n)).to.equal(4);
   });

@@ -55,6 +55,8 @@ describe("sample app", function () {
     let s: SampleApp;
     const as = (user: User | undefined) => (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
       request(s.url, method, path, user ? tokenOf[user] : undefined, body, headers);
+    /** The cross-tenant admin (dev mode only): role and global rules are theirs to read and write. */
+    const root = (method: string, path: string, body?: unknown) => request(s.url, method, path, "dev-root", body);
 
     before(async () => {
       s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
@@ -65,7 +67,7 @@ describe("sample app", function () {
       expect(s.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       const users = await as(undefined)("GET", "/api/dev-users");
       expect(users.status).to.equal(200);
-      expect(users.body.map((u: { token: string; tenant: string }) => [u.token, u.tenant])).to.deep.equal(Object.entries(tokenOf).map(([user, token]) => [token, tenantOf[user as User]]));
+      expect(users.body.map((u: { token: string; tenant: string }) => [u.token, u.tenant])).to.deep.equal([...Object.entries(tokenOf).map(([user, token]) => [token, tenantOf[user as User]]), ["dev-root", "acme"]]);
     });
 
     it("seeded several thousand rows of its own domain, with a manager cycle", async () => {
@@ -194,6 +196,16 @@ describe("sample app", function () {
         expect(summary.status, summary.text).to.equal(200);
         expect(summary.body.data.map((r: { orderId: number }) => r.orderId)).to.deep.equal([...new Set(expected.map((r) => r.orderId))].filter((id) => expected.filter((r) => r.orderId === id).length >= 3));
       });
+
+      it("items: an In of every order id no longer stands for the required filter (400 CapExceeded at its values) (#42)", async () => {
+        // The attack: every one of the tenant's order ids in the In on orderId listed every item.
+        const every = (await s.dataSource.getRepository(Order).find({ where: { tenantId: "acme" }, select: { id: true } })).map((o) => o.id);
+        expect(every.length).to.be.greaterThan(10);
+        const reply = await as("ben")("POST", "/api/items/filter", { conditionGroup: { conditions: [{ sort: 1, field: "orderId", dataType: "Number", operator: "In", values: every }] }, selects: ["id"] });
+        expect(reply.status, reply.text).to.equal(400);
+        expect(reply.body).to.include({ code: "CapExceeded", errorCode: 9, path: "conditionGroup.conditions[0].values" });
+        expect(reply.body.message).to.match(/MaxRequiredInValues is 10/);
+      });
     });
 
     describe("policies on real fields", () => {
@@ -310,23 +322,86 @@ describe("sample app", function () {
         expect((await as(undefined)("GET", "/qp-admin/health")).status).to.equal(401);
         expect((await as("cleo")("GET", "/qp-admin/health")).status).to.equal(403);
         expect((await as("ben")("GET", "/qp-admin/health")).status).to.equal(200);
-        const rules = await as("ben")("GET", "/qp-admin/rules");
+        // The seeded rules are role rules, which reach every tenant: only the cross-tenant admin lists them (#42).
+        expect((await as("ben")("GET", "/qp-admin/rules")).body).to.deep.equal([]);
+        const rules = await root("GET", "/qp-admin/rules");
         expect(rules.body.map((r: { id: string }) => r.id).sort()).to.deep.equal(sampleRuleIds);
         const rule = { subjectKind: "Role", subject: "support", entity: "customers", field: "createdAt", features: "Select", effect: "Deny" };
         expect((await as("ben")("POST", "/qp-admin/rules", rule)).status).to.equal(403);
         expect((await as(undefined)("POST", "/qp-admin/rules", rule)).status).to.equal(401);
-        const created = await as("ada")("POST", "/qp-admin/rules", rule);
+        const created = await root("POST", "/qp-admin/rules", rule);
         expect(created.status).to.equal(201);
         const hidden = await as("cleo")("POST", "/api/customers/filter", { selects: ["id", "createdAt"], page: { pageNumber: 1, pageSize: 2 } });
         expect(hidden.body.data.every((r: object) => !("createdAt" in r))).to.equal(true);
         // A field sealed by a decorator (here a transformation) takes no rule.
-        const truncated = await as("ada")("POST", "/qp-admin/rules", { ...rule, field: "notes" });
+        const truncated = await root("POST", "/qp-admin/rules", { ...rule, field: "notes" });
         expect(truncated.status).to.equal(409);
         expect(truncated.body.message).to.match(/sealed for Select by QpTruncate on Customer\.notes/);
-        expect((await as("ada")("DELETE", `/qp-admin/rules/${created.body.id}`)).status).to.equal(204);
-        const sealed = await as("ada")("POST", "/qp-admin/rules", { subjectKind: "Role", subject: "admin", entity: "customers", field: "riskScore", effect: "Allow" });
+        expect((await root("DELETE", `/qp-admin/rules/${created.body.id}`)).status).to.equal(204);
+        const sealed = await root("POST", "/qp-admin/rules", { subjectKind: "Role", subject: "admin", entity: "customers", field: "riskScore", effect: "Allow" });
         expect(sealed.status).to.equal(409);
         expect(sealed.body.code).to.equal("RuleRejected");
+      });
+
+      it("keeps tenants apart: Acme's admin cannot write Globex's policy, and Initech's analyst cannot list Acme's rules (#42)", async () => {
+        // The attack of the issue: a rule for Tenant:globex from Acme's admin masked what Globex's support staff saw (it answered 201).
+        const titles = async () => (await as("cleo")("POST", "/api/employees/filter", { selects: ["id", "title"], orders: [{ sort: 1, field: "id" }], page: { pageNumber: 1, pageSize: 5 } })).body.data.map((r: { title: string }) => r.title);
+        const before = await titles();
+        const attack = { id: "acme-masks-globex", subjectKind: "Tenant", subject: "globex", entity: "employees", field: "title", features: "Select", effect: "Mask", mask: { strategy: "Full" } };
+        const refused = await as("ada")("POST", "/qp-admin/rules", attack);
+        expect(refused.status, refused.text).to.equal(403);
+        expect(refused.body).to.include({ code: "RuleOutsideTenant", errorCode: 25 });
+        expect(await titles()).to.deep.equal(before);
+        for (const other of [{ subjectKind: "Global", subject: null }, { subjectKind: "Role", subject: "support" }]) {
+          expect((await as("ada")("POST", "/qp-admin/rules", { ...attack, ...other })).body.code).to.equal("RuleOutsideTenant");
+        }
+        // Ada's own tenant's rule is hers to write; Initech's analyst does not see it, Acme's does.
+        const own = await as("ada")("POST", "/qp-admin/rules", { ...attack, id: "acme-titles", subject: "acme" });
+        expect(own.status, own.text).to.equal(201);
+        expect((await as("dan")("GET", "/qp-admin/rules")).body).to.deep.equal([]);
+        expect((await as("ben")("GET", "/qp-admin/rules")).body.map((r: { id: string }) => r.id)).to.deep.equal(["acme-titles"]);
+        expect(await titles()).to.deep.equal(before);
+        expect((await as("ada")("DELETE", "/qp-admin/rules/support-no-salary")).status).to.equal(404);
+        expect((await as("ada")("DELETE", "/qp-admin/rules/acme-titles")).status).to.equal(204);
+      });
+
+      it("a refused Summary naming salary 460 times writes three audit rows with counts, not 460 rows (#42)", async () => {
+        const conditions = Array.from({ length: 250 }, (_, i) => ({ sort: i + 1, field: "salary", dataType: "Number", operator: "GreaterThan", values: [i] }));
+        const aggregateBy = Array.from({ length: 200 }, (_, i) => ({ field: "salary", alias: `s${i}`, aggregator: "Sumation" }));
+        const orders = Array.from({ length: 10 }, (_, i) => ({ sort: i + 1, field: `s${i}` }));
+        const flood = { conditionGroup: { conditions }, groupBy: { fields: ["department"], aggregateBy }, orders };
+        const reply = await as("ada")("POST", "/api/employees/summary", flood, { "x-request-id": "flood-460" });
+        expect(reply.status, reply.text).to.be.oneOf([400, 403]);
+        const rows = await s.dataSource.getRepository(QpAuditEventRecord).find({ where: { clientRequestId: "flood-460" }, order: { id: "ASC" } });
+        expect(rows.map((r) => [r.field, r.feature, r.action, r.count])).to.deep.equal([
+          ["salary", "Where", "Refused", 250], ["salary", "Aggregate", "Refused", 200], ["salary", "Order", "Refused", 10],
+        ]);
+        expect(rows.every((r) => r.refusal === reply.body.code && r.userId === "ada" && r.tenant === "acme")).to.equal(true);
+      });
+
+      it("GET /qp-admin/lint and the policy-health panel are for admins; an admin sees everyone's findings and their tenant's", async () => {
+        expect((await as("ben")("GET", "/qp-admin/lint")).status).to.equal(403);
+        expect((await as("ben")("GET", "/api/policy-health")).body).to.deep.equal({ findings: null });
+        const ada = await as("ada")("GET", "/qp-admin/lint");
+        expect(ada.status, ada.text).to.equal(200);
+        expect(ada.body.every((f: { subject: string }) => f.subject === "everyone" || f.subject === "Tenant:acme")).to.equal(true);
+        expect((await as("ada")("GET", "/api/policy-health")).body.findings).to.deep.equal(ada.body);
+        // A Globex rule with findings of its own: the cross-tenant admin sees them, Acme's admin does not.
+        const globex = { subjectKind: "Tenant", subject: "globex", entity: "employees", field: "title", features: "Select" };
+        expect((await root("POST", "/qp-admin/rules", { ...globex, id: "globex-deny", effect: "Deny" })).status).to.equal(201);
+        expect((await root("POST", "/qp-admin/rules", { ...globex, id: "globex-allow", effect: "Allow" })).status).to.equal(201);
+        const all = (await root("GET", "/qp-admin/lint")).body as { code: string; subject: string }[];
+        expect(all.map((f) => `${f.code} ${f.subject}`)).to.include("RulesContradict Tenant:globex");
+        expect((await as("ada")("GET", "/qp-admin/lint")).body).to.deep.equal(ada.body);
+        for (const id of ["globex-deny", "globex-allow"]) expect((await root("DELETE", `/qp-admin/rules/${id}`)).status).to.equal(204);
+      });
+
+      it("serves the OpenAPI document and Swagger UI only behind the admin read policy", async () => {
+        for (const path of ["/docs", "/docs-json"]) {
+          expect((await as(undefined)("GET", path)).status, path).to.equal(401);
+          expect((await as("cleo")("GET", path)).status, path).to.equal(403);
+          expect((await as("ben")("GET", path)).status, path).to.equal(200);
+        }
       });
 
       it("answers the schema for the caller (analyst: masked name; labels and groups for a UI)", async () => {
@@ -471,7 +546,7 @@ describe("sample app", function () {
         const summary = await request(s!.url, "POST", "/api/orders/summary", "dev-ada", { groupBy: { fields: ["status"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } });
         expect(summary.status, summary.text).to.equal(200);
         expect(summary.body.data.reduce((sum: number, r: { n: number }) => sum + r.n, 0)).to.equal(await s!.dataSource.getRepository(Order).count({ where: { tenantId: "acme" } }));
-        const rules = await request(s!.url, "GET", "/qp-admin/rules", "dev-ada");
+        const rules = await request(s!.url, "GET", "/qp-admin/rules", "dev-root");
         expect(rules.body).to.have.length(sampleRules.length);
         await request(s!.url, "POST", "/api/employees/filter", "dev-ada", { selects: ["salary"] }, { "x-request-id": `pg-${dialect}` });
         expect(await s!.dataSource.getRepository(QpAuditEventRecord).count({ where: { clientRequestId: `pg-${dialect}` } })).to.equal(1);

@@ -101,6 +101,14 @@ export class AccountsController {
     throw new QueryFailedAfterTheQuery("the handler failed after its query");
   }
 
+  /** Runs the guarded query twice in one request (one context): the same uses twice. */
+  @Post("query-twice") @HttpCode(200)
+  async queryTwice(@Req() request: object, @Body() body: unknown) {
+    const context = await this.querylib.getPolicyContextAsync(request);
+    await this.querylib.applyPolicy(this.dataSource.getRepository(Account), context).toListAsync(body ?? {});
+    return this.querylib.applyPolicy(this.dataSource.getRepository(Account), context).toListAsync(body ?? {});
+  }
+
   /** Runs the guarded query and reports how many audit events its context holds before the end of the request. */
   @Post("query-count") @HttpCode(200)
   async queryCount(@Req() request: object, @Body() body: unknown) {

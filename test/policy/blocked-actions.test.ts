@@ -349,8 +349,32 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
         await expectPolicyError(() => run(ctx, Visit, c(), { conditionSets: [set(1, and(cond("patientId", "Equal", [1]))), set(2, and(cond("reason", "Equal", ["followup"])), "Union")] }), PolicyErrorCode.RequiredFilterMissing);
         await expectPolicyError(() => run(ctx, Visit, c(), { conditionSets: [set(1, and(cond("reason", "Equal", ["followup"]))), set(2, and(cond("patientId", "Equal", [1])), "Intersect")] }), PolicyErrorCode.RequiredFilterMissing);
         await expectPolicyError(() => run(ctx, Visit, c(), count({}, "reason")), PolicyErrorCode.RequiredFilterMissing);
-        const summed = await run(ctx, Visit, c(), count(whereShape(cond("patientId", "In", allPatientIds)), "reason"));
-        assert.deepEqual(summed.data, groupCounts(oracle.visits, (v) => v.reason).map((g) => ({ reason: g.key, n: g.n })));
+        const someIds = allPatientIds.slice(0, 10);
+        const summed = await run(ctx, Visit, c(), count(whereShape(cond("patientId", "In", someIds)), "reason"));
+        assert.deepEqual(summed.data, groupCounts(visitsOf(...someIds), (v) => v.reason).map((g) => ({ reason: g.key, n: g.n })));
+      });
+
+      it("QpRequireWhere must narrow: an In of every key no longer stands for the filter (CapExceeded at its values, MaxRequiredInValues 10) (#42)", async () => {
+        assert.ok(allPatientIds.length > 10, "the attack needs more keys than the bound");
+        const refusedAt = async (shape: Shape, entity: new () => object = Visit) => {
+          const error = await expectPolicyError(() => run(ctx, entity, c(), shape), PolicyErrorCode.CapExceeded, "MaxRequiredInValues");
+          return error.path;
+        };
+        // The attack: every patient id in the In on the required field returned every visit.
+        assert.equal(await refusedAt({ ...pinVisits(...allPatientIds), selects: ["id"] }), "conditionGroup.conditions[0].values");
+        assert.equal(await refusedAt(count(whereShape(cond("patientId", "In", allPatientIds)), "reason")), "conditionGroup.conditions[0].values");
+        assert.equal(await refusedAt({ conditionSets: [{ sort: 1, conditionGroup: and(cond("reason", "IsNotNull", [], 1), cond("patientId", "In", allPatientIds, 2)) }], selects: ["id"] }), "conditionSets[0].conditionGroup.conditions[1].values");
+        assert.equal(await refusedAt({ conditionGroup: subGroup("And", [cond("reason", "IsNotNull", [])], [subGroup("And", [cond("patientId", "IIn", allPatientIds.map(String), 1, "Text")])]) }), "conditionGroup.subConditionGroups[0].conditions[0].values");
+        // Ten keys narrow, after the eleven were refused and before (no decision is reused across list lengths).
+        const ten = allPatientIds.slice(0, 10);
+        assert.deepEqual(ids(await run(ctx, Visit, c(), { ...pinVisits(...ten), selects: ["id"] })), idsOf(visitsOf(...ten)));
+        assert.equal(await refusedAt({ ...pinVisits(...allPatientIds.slice(0, 11)), selects: ["id"] }), "conditionGroup.conditions[0].values");
+        // A long list beside a narrowing condition on the same field: the Equal is the required filter.
+        assert.deepEqual(ids(await run(ctx, Visit, c(), { ...whereShape(cond("patientId", "In", allPatientIds, 1), cond("patientId", "Equal", [3], 2)), selects: ["id"] })), idsOf(visitsOf(3)));
+        // The bound is an option: an engine that sets it as high as the keys answers every visit, as before.
+        const wide = new QpPolicyEngine({ tier: tier as QpTier, caps: { maxRequiredInValues: allPatientIds.length } });
+        const every = await run(ctx, Visit, await tenantContext(wide), { ...pinVisits(...allPatientIds), selects: ["id"] });
+        assert.deepEqual(ids(every), idsOf(visitsOf(...allPatientIds)));
       });
 
       it("forced predicates: (caller AND forced) in Filter, every Segment set and Summary, traced as Injected", async () => {

@@ -340,6 +340,8 @@ describe("Policy options and caps", () => {
     maxValueLength: 10000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16,
     // Inference protection's In cap (docs/POLICY.md "Inference protection").
     maxProtectedInValues: 10,
+    // A required filter must narrow (#42): the In that satisfies QpRequireWhere (docs/POLICY.md "Blocked actions").
+    maxRequiredInValues: 10,
   };
   const pascal = (cap: string) => cap.charAt(0).toUpperCase() + cap.slice(1);
 

@@ -275,6 +275,12 @@ describe("Policy linter: a corpus of misconfigurations, each with its exact find
     expectFinding(lint(RequiredTwice, { caps: { maxConditions: 1 } }), { code: "RequiredFilterUnusable", severity: "error", field: null, source: "options.caps.maxConditions", why: /requires 2 filters \(region, zone\) but MaxConditions is 1/ });
     expectNone(lint(RequiredTwice), "RequiredFilterUnusable");
   });
+  it("28c a required filter an In of every key satisfies (MaxRequiredInValues at MaxValuesPerList): RequiredFilterUnbounded, warning (#42)", () => {
+    expectFinding(lint(RequiredTwice, { caps: { maxRequiredInValues: 100_000 } }), { code: "RequiredFilterUnbounded", severity: "warning", field: "region", source: "options.caps.maxRequiredInValues", why: /MaxRequiredInValues \(100000\) is no less than MaxValuesPerList \(100000\)/ });
+    expectNone(lint(RequiredTwice), "RequiredFilterUnbounded");
+    // A required filter no list can satisfy (its In forbidden by QpOperators) is bounded whatever the cap.
+    expectNone(lint(RequiredOps, { caps: { maxRequiredInValues: 100_000 } }), "RequiredFilterUnbounded");
+  });
   it("29 an unscoped entity reaching a scoped one: NavigationIntoScopedEntity, info", () => {
     expectFinding(lint(Catalogue, {}, [], {}, [[TenantRow, "tenant_rows"]]), { code: "NavigationIntoScopedEntity", severity: "info", field: "rows", entity: THINGS, source: "QpForceWhere on TenantRow.tenantId" });
   });
@@ -321,6 +327,15 @@ describe("Policy linter: a corpus of misconfigurations, each with its exact find
   it("38 a field accepting the SummaryGuess risk: GuessableInFlooredSummary, warning (#42)", () => {
     expectFinding(lint(AcceptsSummaryGuess, { inferenceProtection: true }), { code: "GuessableInFlooredSummary", severity: "warning", field: "email", feature: "Where" });
     expectNone(lint(Masked, { inferenceProtection: true }), "GuessableInFlooredSummary");
+  });
+  it("33b an admin API not confined to tenants where rules name tenants or entities are tenant-scoped: AdminNotTenantConfined, warning (#42)", () => {
+    const tenantRule = { id: "t1-name", subjectKind: QpSubjectKind.Tenant, subject: "t-1", entity: THINGS, field: "name", features: PolicyFeature.Order, effect: PolicyEffect.Deny } as QpRuleInput;
+    expectFinding(lint(Plain, {}, [tenantRule], { adminTenantConfined: false }), { code: "AdminNotTenantConfined", severity: "warning", field: null, entity: "(admin API)", source: "admin options (tenantConfined)", why: /Tenant:t-1/ });
+    expectFinding(lint(TenantRow, {}, [], { contextValues: ["tenantId"], adminTenantConfined: false }), { code: "AdminNotTenantConfined", why: /scoped by a context value/ });
+    expectNone(lint(Plain, {}, [tenantRule], { adminTenantConfined: true }), "AdminNotTenantConfined");
+    // Unknown (the linter was not told about the admin API), or nothing multi-tenant: no finding.
+    expectNone(lint(Plain, {}, [tenantRule]), "AdminNotTenantConfined");
+    expectNone(lint(Plain, {}, [], { adminTenantConfined: false }), "AdminNotTenantConfined");
   });
   it("34 a field shown as stored to everyone: no finding at all", () => {
     assert.deepEqual(lint(Plain).filter((f) => f.field === "name"), []);

@@ -39,7 +39,7 @@ export const api = {
   devUsers: () => call("GET", "/api/dev-users"),
   /** POST /qp-admin/schema: the fields this caller may use, walked from each of `paths` ("" = the entity). */
   schema: (token, entity, paths, depth) => call("POST", "/qp-admin/schema", { token, body: { entity, paths, depth } }),
-  /** GET /api/policy-health: { findings } for a caller who may read the admin API, else { findings: null }. */
+  /** GET /api/policy-health: { findings } for an admin (their tenant's and everyone's), else { findings: null }. */
   policyHealth: (token) => call("GET", "/api/policy-health", { token }),
   /** POST /api/{entity}/{filter|summary|segment} */
   run: (token, entity, mode, body) => call("POST", `/api/${encodeURIComponent(entity)}/${mode}`, { token, body }),

@@ -1,6 +1,6 @@
-// "Policy health" for callers who may read the admin API: what the policy linter finds in the
+// "Policy health" for admins (the admin API's write policy): what the policy linter finds in the
 // policy as configured now (GET /api/policy-health, the findings of GET /qp-admin/lint), errors first, each with who it concerns, why it
-// is a hole and the smallest fix. Callers without the read policy never see the panel.
+// is a hole and the smallest fix. Other callers (analysts included) never see the panel.
 import { h } from "./dom.js";
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;

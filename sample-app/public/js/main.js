@@ -95,7 +95,7 @@ function renderHealth() {
   replaceChildren($("health"), healthView(state.health));
 }
 
-/** Policy health for this caller: shown when it may read the admin API, absent otherwise. */
+/** Policy health for this caller: shown to admins, absent otherwise. */
 async function loadHealth() {
   const seq = ++state.healthSeq;
   let findings = null;
