@@ -321,16 +321,19 @@ export class Sanitizer {
   private countGuesses(guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string, member: PolicyMember): void {
     const count = guessesOf(condition.operator, condition.values.length);
     if (count === 0) return;
-    const total = (this.guesses.get(field) ?? 0) + count;
-    this.guesses.set(field, total);
+    this.guesses.set(field, (this.guesses.get(field) ?? 0) + count);
+    // The allowance is per stored column, whatever path reached it: two paths to one column (a
+    // navigation there and back, such as orders.customer.contact.email beside contact.email) are
+    // one allowance, not two.
     const entity = this.options.entities.nameOf(member.owner) ?? member.owner.name;
     const column = `${entity}.${member.publicName}`;
-    this.guessedColumns.set(column, { entity, field: member.publicName, count: (this.guessedColumns.get(column)?.count ?? 0) + count });
+    const total = (this.guessedColumns.get(column)?.count ?? 0) + count;
+    this.guessedColumns.set(column, { entity, field: member.publicName, count: total });
     this.guessingConditions.push({ field, where, feature, guard, operator: condition.operator });
     const allowance = guard.maxInValues;
     if (allowance !== null && total > allowance) {
-      const why = `${total} values tested against ${field} in one request (this ${condition.operator} brings ${count}); MaxProtectedInValues is ${allowance}, `
-        + `an allowance per protected field and request (inference protection: ${field} is shown transformed)`;
+      const why = `${total} values tested against ${field} (column ${column}, by any path) in one request (this ${condition.operator} brings ${count}); MaxProtectedInValues is ${allowance}, `
+        + `an allowance per protected column and request (inference protection: ${field} is shown transformed)`;
       this.refuse(PolicyErrorCode.CapExceeded, why, `${where}.values`, field, feature, { level: null, source: guard.source });
     } else this.noteAccepted(field, feature, guard, InferenceRisk.LongInList, allowance === null && total > this.options.caps.maxProtectedInValues);
   }

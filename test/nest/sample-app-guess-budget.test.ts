@@ -60,4 +60,18 @@ describe("sample app: the guess budget", () => {
     const free = await post("dev-ben", { conditionGroup: { conditions: [{ sort: 1, field: "segment", dataType: "Enum", operator: "Equal", values: ["Enterprise"] }] }, selects: ["id"] });
     expect(free.status).to.equal(200);
   });
+
+  it("counts one request's allowance per column: ten values on contact.email and ten more through orders.customer.contact.email is CapExceeded", async () => {
+    const ten = (tag: string) => Array.from({ length: 10 }, (_, i) => `${tag}${i}@nowhere.example`);
+    const list = (field: string, values: string[]) => ({ sort: 1, field, dataType: "Text", operator: "In", values });
+    // Each path alone is within the allowance (Erin: a user whose budget nothing else spends).
+    const alone = await post("dev-erin", { conditionGroup: { conditions: [list("orders.customer.contact.email", ten("a"))] }, selects: ["id"] });
+    expect(alone.status, JSON.stringify(alone.body)).to.equal(200);
+    const both = await post("dev-erin", {
+      conditionGroup: { connector: "Or", conditions: [list("contact.email", ten("b")), { ...list("orders.customer.contact.email", ten("c")), sort: 2 }] }, selects: ["id"],
+    });
+    expect(both.status, JSON.stringify(both.body)).to.equal(400);
+    expect(both.body.code).to.equal("CapExceeded");
+    expect(both.body.path).to.equal("conditionGroup.conditions[1].values");
+  });
 });
