@@ -126,11 +126,11 @@ function startApp(cell: string, main: string, env: NodeJS.ProcessEnv): Promise<A
   });
 }
 
-async function post(url: string, body: unknown, tenant?: string): Promise<{ status: number; body: any }> {
+async function post(url: string, body: unknown, tenant?: string, raw?: string): Promise<{ status: number; body: any }> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...(tenant ? { authorization: `Bearer ${tenant}` } : {}) },
-    body: JSON.stringify(body),
+    body: raw ?? JSON.stringify(body),
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
@@ -234,7 +234,18 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
                 }
                 const globex = await post(`${app.url}${route}`, acmeEnterprise, "globex");
                 expect(globex.body.data.map((row: { id: number }) => row.id)).to.deep.equal([1, 3, 5]);
+                // A field the entity does not have: QueryLib's own 400 with its code, on the
+                // module's route and on the README's hand-written handler alike (no @UseFilters:
+                // the module's global filter answers it; before #41 the handler answered 500).
+                const unknown = await post(`${app.url}${route}`, { selects: ["noSuchField"] }, "acme");
+                expect(unknown.status, `${route} ${JSON.stringify(unknown.body)}`).to.equal(400);
+                expect(unknown.body.code).to.be.a("string").and.not.equal("InternalError");
+                expect(unknown.body.path).to.equal("selects[0]");
               }
+              // A body that is not JSON on a forFeature route: 400 InvalidJson, not Express's message.
+              const malformed = await post(`${app.url}/customers/filter`, null, "acme", "{\"selects\": [");
+              expect(malformed.status).to.equal(400);
+              expect(malformed.body.code).to.equal("InvalidJson");
               expect((await post(`${app.url}/customers/filter`, acmeEnterprise)).status).to.equal(401);
               const schema = await post(`${app.url}/qp-admin/schema`, { entity: "customers" }, "acme");
               expect(schema.status, JSON.stringify(schema.body)).to.equal(200);
