@@ -242,10 +242,13 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
                 expect(unknown.body.code).to.be.a("string").and.not.equal("InternalError");
                 expect(unknown.body.path).to.equal("selects[0]");
               }
-              // A body that is not JSON on a forFeature route: 400 InvalidJson, not Express's message.
+              // A body that is not JSON on a forFeature route: 400 InvalidJson, not Express's message,
+              // on Nest 12, whose adapter maps a parser's error (mapException). Nest 11's adapter has
+              // no such hook: there it is Nest's own 400 without QueryLib's code (docs/NESTJS.md).
               const malformed = await post(`${app.url}/customers/filter`, null, "acme", "{\"selects\": [");
               expect(malformed.status).to.equal(400);
-              expect(malformed.body.code).to.equal("InvalidJson");
+              if (spec.nest >= 12) expect(malformed.body.code).to.equal("InvalidJson");
+              else expect(malformed.body.code).to.equal(undefined);
               expect((await post(`${app.url}/customers/filter`, acmeEnterprise)).status).to.equal(401);
               const schema = await post(`${app.url}/qp-admin/schema`, { entity: "customers" }, "acme");
               expect(schema.status, JSON.stringify(schema.body)).to.equal(200);
