@@ -162,12 +162,14 @@ describe("filter page (Chromium)", function () {
     await page.waitForFunction(() => document.body.dataset.health === "shown");
     const health = page.locator("#health .health");
     expect(await health.getAttribute("data-errors")).to.equal("0");
-    expect(await health.locator(".health-summary").innerText()).to.equal("The policy linter: 0 errors, 5 warnings, 2 info.");
+    expect(await health.locator(".health-summary").innerText()).to.equal("The policy linter: 0 errors, 4 warnings, 2 info.");
     await health.locator("summary").click();
     const total = health.locator("li[data-code=OrderableWhileHidden][data-field='orders.total']");
     expect(await total.innerText()).to.match(/its decorator accepts the Order risk/);
-    // The analysts' hashed staff names: a keyed hash of a name reverses by dictionary (#42).
-    expect(await health.locator("li[data-code=HashReversibleByDictionary][data-field='employees.name']").innerText()).to.match(/Tokenize/);
+    // The analysts' hashed staff names (a keyed hash of a name reverses by dictionary, #42) are a
+    // finding about a Role rule, which reaches every tenant: a tenant-confined admin such as Ada is
+    // not shown it (it is for the cross-tenant admin; test/policy/lint-cli.test.ts lists it).
+    expect(await health.locator("li[data-code=HashReversibleByDictionary]").count()).to.equal(0);
     await ui.asCaller("dev-cleo");
     await page.waitForFunction(() => document.body.dataset.health === "none");
     expect(await page.locator("#health .health").count()).to.equal(0);
