@@ -228,8 +228,8 @@ describeOnTargets("Policy: navigation between tenant-scoped entities", ["memory"
     }
   });
 
-  it("a guarded builder (filter) carries the target's predicate in its EXISTS and join too", async function () {
-    if (target === "memory") this.skip(); // a builder needs TypeORM
+  // A builder is a TypeORM SelectQueryBuilder: there is none on an array, so memory has no such case.
+  if (target !== "memory") it("a guarded builder (filter) carries the target's predicate in its EXISTS and join too", async function () {
     const builder = await applyPolicy(dataSource().getRepository(NavPatient), a).filter({ ...whereShape(cond("visits.cost", "LessThan", [10])), selects: ["id"] } as never);
     assert.deepEqual((await builder.getMany()).map((p) => p.id), [], "B's visit 21 must not make A's patient 1 match");
     const visits = await applyPolicy(dataSource().getRepository(NavVisit), a).filter({ ...whereShape(cond("patient.name", "Equal", ["Bob"])), selects: ["id"] } as never);
