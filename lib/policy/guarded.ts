@@ -82,7 +82,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
    * engine.caches.plans); `audit` collects its audit events (replayed on a hit), null: none.
    * Errors come in the uncached order: the request's, the source's, the store's.
    */
-  private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: QpAuditEvent[] | null): Promise<{ plan: GuardedPlan; connection: Connection; model: EntityModel }> {
+  private async plan(kind: ShapeKind, shape: unknown, getQueryString: boolean, audit: QpAuditEvent[] | null): Promise<{ plan: GuardedPlan; connection: Connection }> {
     const { resolved, decisions } = await this.sourceAndDecisions(kind, shape);
     const request = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
     const values = request === null ? null : valuesKey(this.context.values);
@@ -106,7 +106,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
       if (!rebound && shapeKey !== null && !sanitized.readValues) caches.shapes.offer(resolved.model, shapeKey, { sanitized, audited });
       if (key !== null) caches.plans.offer(resolved.model, key, plan);
     }
-    return { plan, connection: resolved.connection, model: resolved.model };
+    return { plan, connection: resolved.connection };
   }
 
   /**
@@ -202,8 +202,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
   private async run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
     if (Array.isArray(this.source)) return this.runInMemory(kind, shape, parseShape(kind, shape, this.engine.options.caps), typed, getQueryString);
     return this.audited(kind, shape, async (collect) => {
-      const { plan, connection, model } = await this.plan(kind, shape, getQueryString, collect);
-      await this.chargeGuesses(plan.guesses);
+      const { plan, connection } = await this.plan(kind, shape, getQueryString, collect);
+      if (plan.guesses.length > 0) await this.chargeGuesses(plan.guesses);
       const result = await runPrepared<T>(connection, plan.prepared, typed, getQueryString);
       return transformResult(result, kind, { ...plan.sanitized, trace: copyTrace(plan.sanitized.trace) }, this.engine.options, this.context);
     });
@@ -224,8 +224,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
     const rows = this.source as readonly T[];
     const model = modelOfArray(rows) ?? fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
     return this.audited(kind, shape, async (collect) => {
-      const decisions = await this.engine.decisionsAsync(this.context);
-      const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, decisions, collect);
+      const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, undefined, collect);
       await this.chargeGuesses(this.guessesOf(sanitized));
       const result = runPlanInMemory<T>(rows, guardedPlan(model, kind, parsed, sanitized, this.engine.options.caps), typed, getQueryString);
       return transformResult(result, kind, { ...sanitized, trace: copyTrace(sanitized.trace) }, this.engine.options, this.context);
