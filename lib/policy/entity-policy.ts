@@ -58,15 +58,6 @@ export function checkAliasCollisions(policy: ClassPolicy, scope: MemberScope): v
 /** "QpDenied on Patient.ssn" — with the member's public alias, so a trace never shows an internal name. */
 export const describeSource = (attribute: QpAttribute, policy: MemberPolicy) => `${attribute.decorator} on ${policy.owner.name}.${policy.alias ?? policy.property}`;
 
-/** Does the class scope its rows with QpForceWhere (a tenant column, say)? */
-export function forcedSourceOf(target: Function): string | null {
-  for (const member of classPolicyOf(target).members.values()) {
-    const forced = member.attributes.find((a) => a.kind === "forceWhere");
-    if (forced) return describeSource(forced, member);
-  }
-  return null;
-}
-
 /** The operators one QpOperators allows. */
 export const operatorsAllowedBy = (attribute: Extract<QpAttribute, { kind: "operators" }>): Operator[] =>
   (attribute.allow ?? Object.values(Operator)).filter((op) => !attribute.deny.includes(op));
