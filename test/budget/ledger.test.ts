@@ -21,6 +21,8 @@ import { startTcpProxy } from "../support/tcp-proxy.js";
 
 const run = randomUUID().slice(0, 8);
 const base = { scopeKind: "User", scopeId: "ada", entity: "customers", field: "email", kind: "guesses", cost: 1, limit: 50, window: "Daily" } as const satisfies QpBudgetCharge;
+// The ledgers' clocks are injected, but Redis expires keys by its own clock: a window that ended
+// in real time is gone at once. So the charged windows lie in the future (2037-11-29 is a Sunday).
 const at = (iso: string) => Date.parse(iso);
 
 /** A ledger factory per target: `make(clock)` builds one on the target's store; `replica(clock)` one over the same store through another connection. */
@@ -31,13 +33,13 @@ interface LedgerTarget {
 
 function contract(title: string, target: () => LedgerTarget, shared = true) {
   describe(title, () => {
-    let now = at("2026-11-29T10:00:00Z");
+    let now = at("2037-11-29T10:00:00Z");
     const clock = () => now;
     let ledger: IQpBudgetLedger;
     /** Each test charges keys of its own (a fresh user), so tests never see each other's spending. */
     let user: string;
     beforeEach(() => {
-      now = at("2026-11-29T10:00:00Z");
+      now = at("2037-11-29T10:00:00Z");
       ledger = target().make(clock);
       user = `u-${randomUUID()}`;
     });
@@ -61,8 +63,8 @@ function contract(title: string, target: () => LedgerTarget, shared = true) {
     it("answers remaining, limit and the window's reset time; a cost above what remains is refused without charging", async () => {
       const first = await ledger.charge({ ...base, scopeId: user, cost: 48 });
       expect(first).to.deep.include({ charged: true, spent: 48, remaining: 2, limit: 50 });
-      expect(first.windowStart.toISOString()).to.equal("2026-11-29T00:00:00.000Z");
-      expect(first.resetsAt?.toISOString()).to.equal("2026-11-30T00:00:00.000Z");
+      expect(first.windowStart.toISOString()).to.equal("2037-11-29T00:00:00.000Z");
+      expect(first.resetsAt?.toISOString()).to.equal("2037-11-30T00:00:00.000Z");
       expect(await ledger.charge({ ...base, scopeId: user, cost: 3 })).to.deep.include({ charged: false, spent: 48, remaining: 2 });
       expect(await ledger.charge({ ...base, scopeId: user, cost: 2 })).to.deep.include({ charged: true, spent: 50, remaining: 0 });
       expect(await ledger.charge({ ...base, scopeId: user, cost: 1 })).to.deep.include({ charged: false, spent: 50, remaining: 0 });
@@ -80,14 +82,14 @@ function contract(title: string, target: () => LedgerTarget, shared = true) {
     it("windows roll over at their UTC boundaries (Daily at midnight, Weekly on Monday, Monthly on the 1st); Never never does", async () => {
       const spendAll = (window: QpBudgetCharge["window"]) => ledger.charge({ ...base, scopeId: user, window, cost: 50 });
       const canSpend = async (window: QpBudgetCharge["window"]) => (await ledger.charge({ ...base, scopeId: user, window, cost: 1 })).charged;
-      now = at("2026-11-29T23:59:59.999Z"); // a Sunday
+      now = at("2037-11-29T23:59:59.999Z"); // a Sunday
       for (const window of ["Daily", "Weekly", "Monthly", "Never"] as const) expect((await spendAll(window)).charged, window).to.equal(true);
       for (const window of ["Daily", "Weekly", "Monthly", "Never"] as const) expect(await canSpend(window), window).to.equal(false);
-      now = at("2026-11-30T00:00:00.000Z"); // Monday: a new day and a new week, the same month
+      now = at("2037-11-30T00:00:00.000Z"); // Monday: a new day and a new week, the same month
       expect([await canSpend("Daily"), await canSpend("Weekly"), await canSpend("Monthly"), await canSpend("Never")]).to.deep.equal([true, true, false, false]);
-      now = at("2026-12-01T00:00:00.000Z");
+      now = at("2037-12-01T00:00:00.000Z");
       expect([await canSpend("Monthly"), await canSpend("Never")]).to.deep.equal([true, false]);
-      now = at("2036-12-01T00:00:00.000Z");
+      now = at("2047-12-01T00:00:00.000Z");
       expect(await canSpend("Never")).to.equal(false);
     });
 
@@ -171,16 +173,16 @@ describe("Budget ledger", () => {
       }));
 
       it(`purgeAsync deletes the rows of ended windows only [${dialect}]`, async () => {
-        let now = at("2026-11-29T10:00:00Z");
+        let now = at("2037-11-29T10:00:00Z");
         const ledger = new QpTypeOrmBudgetLedger(source!, { clock: () => now });
         const user = `purge-${randomUUID()}`;
         await ledger.charge({ ...base, scopeId: user, cost: 50 });
         await ledger.charge({ ...base, scopeId: user, window: "Never", cost: 50 });
         const mine = () => source!.getRepository(QpBudgetRecord).countBy({ scopeId: user });
         expect(await mine()).to.equal(2);
-        expect(await ledger.purgeAsync(at("2026-11-29T23:59:59Z"))).to.be.at.least(0);
+        expect(await ledger.purgeAsync(at("2037-11-29T23:59:59Z"))).to.be.at.least(0);
         expect(await mine()).to.equal(2);
-        now = at("2026-11-30T00:00:00Z");
+        now = at("2037-11-30T00:00:00Z");
         await ledger.purgeAsync();
         expect(await mine()).to.equal(1); // the Never row stays
         expect((await ledger.charge({ ...base, scopeId: user, window: "Never" })).charged).to.equal(false);
@@ -268,12 +270,12 @@ describe("Budget ledger", () => {
     }));
 
     it("keys are digests under the prefix (no user id in clear) and expire a day after their window", async () => {
-      const ledger = new QpRedisBudgetLedger(client, { keyPrefix: `${prefix}ns:`, clock: () => at("2026-11-29T10:00:00Z") });
+      const ledger = new QpRedisBudgetLedger(client, { keyPrefix: `${prefix}ns:`, clock: () => at("2037-11-29T10:00:00Z") });
       await ledger.charge({ ...base, scopeId: "secret-user-42" });
       const keys = await client.keys(`${prefix}ns:*`);
       expect(keys).to.have.length(1);
       expect(keys[0]).to.match(new RegExp(`^${prefix}ns:[0-9a-f]{64}$`));
-      expect(await client.pexpiretime(keys[0]!)).to.equal(at("2026-12-01T00:00:00Z"));
+      expect(await client.pexpiretime(keys[0]!)).to.equal(at("2037-12-01T00:00:00Z"));
       expect(await client.get(keys[0]!)).to.equal("1000000");
     });
 
