@@ -9,9 +9,9 @@ export { Codes as ValidationCodes } from "./errors/codes.js";
 export {
   parseCondition, parseConditionGroup, parseFilter, parseSegment, parseSummary, parseGroupBy, parseOrderBy, parsePageBy,
 } from "./parse/parse-shapes.js";
-export type { QuerySource } from "./api/source.js";
+export type { QuerySource } from "./pipeline/source.js";
 export { toListAsync, toListAsyncDynamic, toStatements } from "./api/to-list-async.js";
-export type { ShapeStatements } from "./api/run-shape.js";
+export type { ShapeStatements } from "./pipeline/stages.js";
 export type { Statement } from "./compile/to-positional.js";
 export { toList, toListDynamic, inMemory } from "./api/to-list.js";
 export { where, order, page, select, selectDynamic, filter, filterDynamic, summary, group } from "./api/query-functions.js";

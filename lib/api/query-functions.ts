@@ -11,18 +11,18 @@ import { pageParameters, pageSuffix } from "../execute/run-filter.js";
 import { runStatement, statementOf, withReadRunner } from "../execute/run-sql.js";
 import { summaryRow } from "../execute/run-summary.js";
 import { fromJson } from "../parse/reader.js";
-import { parseCondition, parseConditionGroup, parseFilter, parseGroupBy, parseOrders, parsePageBy, parseSummary } from "../parse/parse-shapes.js";
+import { parseCondition, parseConditionGroup, parseGroupBy, parseOrders, parsePageBy } from "../parse/parse-shapes.js";
 import { buildCondition } from "../plan/build-predicate.js";
-import { buildFilterPlan, buildOrders, buildSelects, buildWhere } from "../plan/build-filter.js";
+import { buildOrders, buildSelects, buildWhere } from "../plan/build-filter.js";
 import { checkPage, pageOffset } from "../shapes/page.js";
-import { buildSummaryPlan } from "../plan/build-summary.js";
 import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { FilterInput, OrderBy, PageBy, SummaryInput } from "../shapes/shapes.js";
 import { DynamicQuery } from "./dynamic-query.js";
 import { Codes, fail } from "../errors/codes.js";
-import { type QuerySource, type ResolvedSource, resolveSource } from "./source.js";
-import { checkUnguarded } from "./unguarded.js";
+import { type QuerySource, type ResolvedSource, resolveSource } from "../pipeline/source.js";
+import { checkUnguarded, unguarded } from "../pipeline/unguarded.js";
+import { type PipelineRequest, runBuildSync } from "../pipeline/driver.js";
 import type { DeepPartialShape } from "../shapes/shapes.js";
 import type { Condition, ConditionGroup, GroupBy } from "../shapes/shapes.js";
 
@@ -31,6 +31,9 @@ const resolve = <T extends ObjectLiteral>(source: QuerySource<T>): ResolvedSourc
   checkUnguarded(resolved.model);
   return resolved;
 };
+
+/** A shape through the unguarded pipeline, stopped at its plan (builders compile it themselves). */
+const built = (kind: PipelineRequest["kind"], shape: unknown): PipelineRequest => ({ kind, shape, typed: true, getQueryString: false, learnSchema: false });
 
 const clone = <T extends ObjectLiteral>(resolved: ResolvedSource) => resolved.base.clone() as unknown as SelectQueryBuilder<T>;
 
@@ -112,8 +115,7 @@ function selectNative<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, resolv
 
 /** Filter(filter): where, order, page, select, in that order. */
 export function filter<T extends ObjectLiteral>(source: QuerySource<T>, filterInput: FilterInput | string): SelectQueryBuilder<T> {
-  const resolved = resolve(source);
-  return filterBuilderOf<T>(resolved, buildFilterPlan(resolved.model, parseFilter(filterInput)));
+  return runBuildSync(source, built("filter", filterInput), unguarded, ({ resolved, planned }) => filterBuilderOf<T>(resolved, planned.plan as FilterPlan));
 }
 
 /** A Filter's plan as a clone of the source's builder (the guarded builders compile theirs here too). */
@@ -162,14 +164,12 @@ export function selectDynamic<T extends ObjectLiteral>(source: QuerySource<T>, p
 
 /** FilterDynamic(filter). */
 export function filterDynamic<T extends ObjectLiteral>(source: QuerySource<T>, filterInput: FilterInput | string): DynamicQuery {
-  const resolved = resolve(source);
-  return dynamicFilter(resolved, buildFilterPlan(resolved.model, parseFilter(filterInput)));
+  return runBuildSync(source, built("filter", filterInput), unguarded, ({ resolved, planned }) => dynamicFilter(resolved, planned.plan as FilterPlan));
 }
 
 /** Summary(summary): keys, aggregates, having, order, page. */
 export function summary<T extends ObjectLiteral>(source: QuerySource<T>, summaryInput: SummaryInput | string): DynamicQuery {
-  const resolved = resolve(source);
-  return summaryQueryOf(resolved, buildSummaryPlan(resolved.model, parseSummary(summaryInput)));
+  return runBuildSync(source, built("summary", summaryInput), unguarded, ({ resolved, planned }) => summaryQueryOf(resolved, planned.plan as SummaryPlan));
 }
 
 /** A Summary's plan as an untyped query; `finishRows` gets its rows before they are returned. */

@@ -3,18 +3,15 @@
 import type { DataSource } from "typeorm";
 import { LogicException } from "../errors/logic-exception.js";
 import { Codes, fail } from "../errors/codes.js";
-import { type EntityModel, type MemberScope, modelOf, modelOfClass } from "../model/entity-model.js";
+import { type MemberScope, modelOfClass } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { DataType, type Operator } from "../shapes/enums.js";
 import { PolicyEffect, PolicyFeature, PolicyLevel, singleFeatures } from "../shapes/policy-enums.js";
-import { parseFilter } from "../parse/parse-shapes.js";
-import { buildFilterPlan } from "../plan/build-filter.js";
 import type { FilterPlan } from "../plan/nodes.js";
-import { type PlanAdditions, forcedClause, transformPlan } from "./transform-plan.js";
-import { compileFilter } from "../compile/compile-filter.js";
-import { dialectOf } from "../dialect/dialect-of.js";
-import { pageParameters, pageSuffix } from "../execute/run-filter.js";
-import { statementOf } from "../execute/run-sql.js";
+import { forcedClause } from "./transform-plan.js";
+import { runBuild } from "../pipeline/driver.js";
+import { PolicyGuard } from "./policy-guard.js";
+import type { QpPolicyEngine } from "./engine.js";
 import { appliesTo } from "../rules/compiled-rules.js";
 import type { QpPolicyContext } from "./context.js";
 import type { Decision } from "./decide.js";
@@ -27,7 +24,7 @@ import { outputChainOf } from "./sanitize.js";
 import { type InferenceGuard, inferenceGuardOf } from "./inference.js";
 import type { TransformChain } from "../transform/field-transforms.js";
 import type { QpPolicyOptions } from "./options.js";
-import type { PolicyTrace } from "./trace.js";
+import { type PolicyTrace, copyTrace } from "./trace.js";
 import type { ConditionGroup, Filter } from "../shapes/shapes.js";
 import type { Placements } from "./placements.js";
 
@@ -244,26 +241,24 @@ function explainMember(entity: string, field: string, member: PolicyMember, deci
 
 export interface SimulateResponse { clause: unknown; filter: Filter; sql: string; parameters: unknown[]; policy: PolicyTrace }
 
-/** Sanitizes and compiles, executing nothing and recording no audit event. */
-export async function simulateOf(
-  engine: AdminEngine,
-  sanitizeFilter: (model: EntityModel, filter: Filter) => Promise<{ placements: Placements; additions: PlanAdditions; trace: PolicyTrace }>,
-  entity: string, filter: unknown, dataSource: DataSource,
-): Promise<SimulateResponse> {
+/**
+ * The pipeline stopped at the plan, under the caller's guard: sanitized and compiled, executing
+ * nothing, recording no audit event and charging no budget.
+ */
+export async function simulateOf(engine: QpPolicyEngine, context: QpPolicyContext, entity: string, filter: unknown, dataSource: DataSource): Promise<SimulateResponse> {
   const root = entityClass(engine.options, entity);
-  const model = modelOf(dataSource, root);
-  const parsed = parseFilter(filter ?? {}, engine.options.caps);
-  const sanitized = await sanitizeFilter(model, parsed);
-  // The plan a guarded query would run: built once through the policy's placements, then transformed by the policy.
-  const planned = transformPlan({ kind: "filter", plan: buildFilterPlan(model, parsed, engine.options.caps, sanitized.placements) }, sanitized.additions);
-  const plan = planned.plan as FilterPlan;
-  const dialect = dialectOf(dataSource);
-  const compiled = compileFilter(dataSource.getRepository(root).createQueryBuilder("root") as never, dialect, plan);
-  const statement = statementOf(compiled.data, dialect, pageSuffix(plan.page), pageParameters(plan.page));
-  // The sanitized clause as a request: the caller's group inside the forced conditions.
-  const shown = sanitizedFilterOf(parsed, sanitized.placements, plan);
-  const clause = forcedClause(shown.conditionGroup ?? null, sanitized.additions.forced);
-  return { clause, filter: { ...shown, conditionGroup: clause }, sql: statement.sql, parameters: [...statement.parameters], policy: sanitized.trace };
+  const shape = filter ?? {};
+  const source = dataSource.getRepository(root).createQueryBuilder("root");
+  const guard = new PolicyGuard(engine, context, source, "filter", shape, { audit: false, charge: false });
+  const request = { kind: "filter", shape, typed: true, getQueryString: false, learnSchema: true } as const;
+  return runBuild(source, request, guard, ({ planned, decided: { sanitized }, parsed, statements }) => {
+    const plan = planned.plan as FilterPlan;
+    const statement = statements().data;
+    // The sanitized clause as a request: the caller's group inside the forced conditions.
+    const shown = sanitizedFilterOf(parsed as Filter, sanitized.placements, plan);
+    const clause = forcedClause(shown.conditionGroup ?? null, sanitized.additions.forced);
+    return { clause, filter: { ...shown, conditionGroup: clause }, sql: statement.sql, parameters: [...statement.parameters], policy: copyTrace(sanitized.trace) };
+  });
 }
 
 /**

@@ -5,8 +5,6 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpPolicyContext, type QpPolicyProviders } from "./context.js";
 import type { DataSource } from "typeorm";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
-import { sanitize } from "./sanitize-request.js";
-import { copyTrace } from "./trace.js";
 import { type DecisionTable, DecisionTables } from "./decision-table.js";
 import { checkRuleTarget } from "./rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
@@ -101,10 +99,7 @@ export class QpPolicyEngine {
 
   /** The sanitized clause and the SQL that would run: nothing executes, no audit event is written. */
   simulateAsync(entity: string, filter: unknown, context: QpPolicyContext, dataSource: DataSource): Promise<SimulateResponse> {
-    return simulateOf(this, async (model, parsed) => {
-      const sanitized = await sanitize(this, context, model, "filter", parsed, false);
-      return { placements: sanitized.placements, additions: sanitized.additions, trace: copyTrace(sanitized.trace) };
-    }, entity, filter, dataSource);
+    return simulateOf(this, context, entity, filter, dataSource);
   }
 
   /** Every finding of the policy linter over the configuration and the rules in force (docs/POLICY.md, "Linting a policy"). */

@@ -4,22 +4,11 @@
 // another's. Their bytes are charged to the process-wide plan budget (cacheBudgets.plans,
 // bounded-cache.ts) all the same: a bound per engine would multiply with the number of engines.
 import { PlanCache, digestOf } from "../api/plan-cache.js";
-import type { PreparedShape } from "../api/run-shape.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
-import type { QpAuditEvent } from "./audit.js";
 import type { DecisionTable } from "./decision-table.js";
-import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
 import type { SanitizedShape } from "./sanitized-shapes.js";
-
-/** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */
-export interface GuardedPlan {
-  readonly sanitized: SanitizeResult;
-  readonly prepared: PreparedShape;
-  readonly audited: readonly QpAuditEvent[];
-  /** The request's guesses per stored column (guess-budget.ts): charged before every run, cached plan or not. */
-  readonly guesses: readonly GuessedColumn[];
-}
+import type { GuardedPlan } from "./policy-guard.js";
 
 export class GuardedCaches {
   /**

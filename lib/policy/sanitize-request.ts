@@ -7,7 +7,7 @@ import type { DecisionTable } from "./decision-table.js";
 import type { QpAuditEvent } from "./audit.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
-import type { ParsedShape } from "../api/run-shape.js";
+import type { ParsedShape } from "../pipeline/stages.js";
 import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, sanitizeSummary } from "./sanitize.js";
 

@@ -15,7 +15,7 @@ import {
 } from "../../lib/index.js";
 import { guessCountsOf, guessesOf } from "../../lib/policy/inference.js";
 import { Operator } from "../../lib/shapes/enums.js";
-import { parseShape } from "../../lib/api/to-list-async.js";
+import { parseShape } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
 import { sanitize } from "../../lib/policy/sanitize-request.js";
 import { openIsolatedDatabase } from "../support/databases.js";

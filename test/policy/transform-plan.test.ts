@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { Column, Entity, PrimaryColumn } from "typeorm";
 import { Operator, QpEntity, QpForceWhere, QpPolicyContext, applyPolicy, inMemory } from "../../lib/index.js";
-import { parseShape } from "../../lib/api/to-list-async.js";
-import { type ShapePlan, planParsed } from "../../lib/api/run-shape.js";
+import { parseShape } from "../../lib/pipeline/stages.js";
+import { type ShapePlan, planParsed } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
 import type { Comparison, HavingComparison, Predicate, SummaryPlan } from "../../lib/plan/nodes.js";
 import { sanitize } from "../../lib/policy/sanitize-request.js";

@@ -10,7 +10,7 @@ import { QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTier, applyPolicy, to
 import { Customer, Order, OrderItem } from "../domain/entities.js";
 import { Patient } from "../policy/domain.js";
 import { policyDatabase } from "../policy/policy-targets.js";
-import { schemaLearning } from "../../lib/api/source.js";
+import { schemaLearning } from "../../lib/pipeline/source.js";
 import { type Dialect, dialects, seededDatabase, skipIfUnavailable } from "../support/databases.js";
 
 const file = fileURLToPath(new URL("../../../test/sql/pinned-sql.json", import.meta.url));

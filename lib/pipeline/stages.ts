@@ -1,7 +1,8 @@
-// Preparing and running an already parsed (and, under a guard, sanitized) shape: on a database
-// source (statements, cacheable) or on an in-memory array. The unguarded functions and the guarded handle end here.
+// The pipeline's stages for one shape, each a plain function of the one before (driver.ts runs
+// them, in order, for every path): parse, plan (through a guard's placements), prepare (compile
+// for the source's dialect, values bound), run on a database, or run the plan on an array.
 import type { EntityModel } from "../model/entity-model.js";
-import type { ShapeKind } from "../parse/parse-shapes.js";
+import { type ParseLimits, type ShapeKind, parseFilter, parseSegment, parseSummary } from "../parse/parse-shapes.js";
 import { buildFilterPlan, buildSegmentPlan } from "../plan/build-filter.js";
 import { buildSummaryPlan } from "../plan/build-summary.js";
 import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
@@ -19,6 +20,11 @@ import type { PathLookup } from "../plan/path-lookup.js";
 import type { FilterPlan, SegmentPlan, SummaryPlan } from "../plan/nodes.js";
 
 export type ParsedShape = Filter | Segment | Summary;
+
+/** A request parsed as its kind. `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
+export function parseShape(kind: ShapeKind, shape: unknown, limits?: ParseLimits): ParsedShape {
+  return kind === "segment" ? parseSegment(shape, limits) : kind === "summary" ? parseSummary(shape, limits) : parseFilter(shape, limits);
+}
 
 /** A shape's plan, tagged with its kind: what the policy transforms and the targets run. */
 export type ShapePlan =
@@ -45,10 +51,6 @@ export function preparePlan(resolved: ResolvedSource, planned: ShapePlan): Prepa
   return { kind: "filter", rows: prepareFilter(base, connection, planned.plan) };
 }
 
-export function prepareParsed(resolved: ResolvedSource, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits): PreparedShape {
-  return preparePlan(resolved, planParsed(resolved.model, kind, shape, limits));
-}
-
 export function runPrepared<T>(connection: Connection, prepared: PreparedShape, typed: boolean, getQueryString: boolean): Promise<FilterResult<T> | SummaryResult> {
   if (prepared.kind === "summary") return runPreparedSummary(connection, prepared.summary, getQueryString);
   // Segment rows are always typed (there is no dynamic Segment form).
@@ -73,12 +75,3 @@ export function runPlanInMemory<T>(rows: readonly object[], planned: ShapePlan, 
   if (planned.kind === "summary") return runSummaryInMemory(data, planned.plan, getQueryString);
   return runFilterInMemory<T>(data, planned.plan, typed, getQueryString, options);
 }
-
-export function runParsedInMemory<T>(
-  rows: readonly object[], model: EntityModel, kind: ShapeKind, shape: ParsedShape, typed: boolean, getQueryString: boolean,
-  options: MemoryOptions = {}, limits?: PlanLimits,
-): FilterResult<T> | SummaryResult {
-  return runPlanInMemory<T>(rows, planParsed(model, kind, shape, limits), typed, getQueryString, options);
-}
-
-export { parseFilter, parseSegment, parseSummary, shapeKindOf } from "../parse/parse-shapes.js";

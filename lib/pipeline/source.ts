@@ -1,9 +1,10 @@
 // A source is a TypeORM Repository or SelectQueryBuilder (docs/SHAPES.md). Either becomes a
 // base builder whose own conditions and joins QueryLib keeps, plus the connection to run on.
+// An in-memory source is an array of entity instances (or `inMemory(Entity, rows)`).
 import { type ObjectLiteral, type QueryRunner, Repository, SelectQueryBuilder } from "typeorm";
 import { dialectOf } from "../dialect/dialect-of.js";
 import { Codes, fail } from "../errors/codes.js";
-import { type EntityModel, modelOf } from "../model/entity-model.js";
+import { type EntityModel, modelOf, modelOfClass } from "../model/entity-model.js";
 import type { Connection } from "../execute/run-sql.js";
 import { markFreshBuilder } from "../execute/fresh-builders.js";
 
@@ -54,4 +55,22 @@ export function schemaLearning(source: unknown): Promise<void> | null {
     return null;
   }
   return dialect.learnSchema?.(dataSource) ?? null;
+}
+
+const entityOfArray = Symbol("querylib.entity");
+
+/** Tags an array with its entity class, so paths validate even when it is empty. */
+export function inMemory<T extends object>(entity: new (...args: never[]) => T, rows: readonly T[]): readonly T[] {
+  const tagged = [...rows];
+  Object.defineProperty(tagged, entityOfArray, { value: entity });
+  return tagged;
+}
+
+/** The entity model of an array's elements; null for an untagged empty array (nothing to resolve against). */
+export function modelOfArray(rows: readonly object[]): EntityModel | null {
+  const tagged = (rows as { [entityOfArray]?: Function })[entityOfArray];
+  if (!tagged && rows.length === 0) return null;
+  const entity = tagged ?? rows[0]!.constructor;
+  if (!entity || entity === Object) return fail(Codes.EntityNotSupported, "an in-memory source needs entity instances, or inMemory(Entity, rows)");
+  return modelOfClass(entity);
 }

@@ -1,0 +1,263 @@
+// The one pipeline. Every path that runs a shape runs it here, once, in the README's order:
+// parse → (guard: decide) → plan through the guard's placements → (guard: transformPlan) →
+// compile for the dialect → execute, or evaluate on an array → (guard: transformResult). The
+// unguarded functions, the guarded handle, the guarded builders and the engine's simulate differ
+// only in the guard they pass and where they stop:
+// - "rows": the result (a database source's prepared statements are cached per request);
+// - "statements": the SQL and parameters that would run (toStatements), from the same cache;
+// - "build": the plan handed to a builder maker (TypeORM builders, DynamicQuery, simulate).
+// A guard (QueryGuard) enters only through its hooks, as a Kysely plugin does: it never runs a
+// stage itself, and a new step of every request (cursors, count modes, spans) is added here once.
+//
+// Written as a generator over its asynchronous steps so that the same code runs synchronously
+// when no step is asynchronous (the unguarded toList and builders return values, not promises):
+// runSync drives it and refuses a step that would wait, runAsync awaits each. Hand-written, since
+// no library offers this for a handful of steps and the drive loop is ten lines.
+import type { ObjectLiteral } from "typeorm";
+import type { EntityModel } from "../model/entity-model.js";
+import type { MemoryOptions } from "../memory/run-memory.js";
+import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
+import type { PathLookup } from "../plan/path-lookup.js";
+import type { PlanLimits } from "../plan/subquery-budget.js";
+import type { FilterResult, SummaryResult } from "../shapes/results.js";
+import type { PlanCache } from "../api/plan-cache.js";
+import { requestKey, requestOf } from "../api/plan-cache.js";
+import {
+  type ParsedShape, type PreparedShape, type ShapePlan, type ShapeStatements, parseShape, planParsed, preparePlan, runPlanInMemory, runPrepared, statementsOf,
+} from "./stages.js";
+import { type QuerySource, type ResolvedSource, isFreshBuilder, modelOfArray, resolveSource, schemaLearning } from "./source.js";
+
+type Step<T> = T | Promise<T>;
+type Steps<T> = Generator<Promise<unknown>, T, unknown>;
+
+/** A request's prepared statements with what the guard decided for it: what a plan cache keeps. */
+export interface Planned<D> {
+  readonly prepared: PreparedShape;
+  readonly decided: D;
+}
+
+/** Where a request's Planned is kept, and under which key. */
+export interface PlanStore<D> {
+  readonly cache: PlanCache<Planned<D>>;
+  readonly key: string;
+}
+
+export type ShapeResult<T> = FilterResult<T> | SummaryResult;
+
+/**
+ * What a caller's guard does to one request (one object per request: it may keep what it
+ * collects). The unguarded functions pass one too (unguarded.ts): it refuses entities that
+ * require a policy, and decides nothing.
+ */
+export interface QueryGuard<D> {
+  /** The caps of parse and plan; undefined: the defaults (capDefaults). */
+  readonly limits: (ParseLimits & PlanLimits) | undefined;
+  /** An untagged empty array has no entity to check a request against: an empty result, or the guard's refusal (it throws). */
+  untypedArray(): ShapeResult<never>;
+  /** Once the source has a model, before the request is read: may refuse, or load what decide needs. Errors here come after the request's own. */
+  begin(model: EntityModel): Step<void>;
+  /** Where the request's statements are cached (`request`: its exact text), or null. */
+  planStore(model: EntityModel, kind: ShapeKind, request: string, getQueryString: boolean): PlanStore<D> | null;
+  /** The guard's decisions on the parsed request (`cached`: the result will be cached). */
+  decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): Step<D>;
+  /** Where the plan builders find the paths the request names (undefined: by the entity's own names). */
+  lookup(decided: D): PathLookup | undefined;
+  /** The plan, once built, as the guard changes it (forced predicates, floors, pages, projections). */
+  transformPlan(planned: ShapePlan, decided: D): ShapePlan;
+  /** A request answered from the plan cache. */
+  reused(planned: Planned<D>): void;
+  /** A request prepared afresh for the cache, before it is offered to it. */
+  prepared(model: EntityModel, planned: Planned<D>): void;
+  /** Before any statement of the request runs (a budget is charged here), or before a built query is handed out. */
+  beforeRun(decided: D): Step<void>;
+  /** The rows, as the caller may receive them. */
+  transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: D): Step<R>;
+  /** A built query, as the guard pins it (forced predicates where the host cannot undo them). */
+  transformBuilt(built: object, resolved: ResolvedSource, decided: D): void;
+  /** The request ended: `error` is what it threw (undefined when it returned). Not called for a request that did not parse on an array. */
+  settle(error: unknown): void;
+}
+
+/** One request: its kind, its input as received, and how rows are returned. */
+export interface PipelineRequest {
+  readonly kind: ShapeKind;
+  readonly shape: unknown;
+  /** Typed rows (entities) or plain rows (the *Dynamic forms). */
+  readonly typed: boolean;
+  readonly getQueryString: boolean;
+  /** Wait for the dialect to learn the schema first (the asynchronous entry points do). */
+  readonly learnSchema: boolean;
+}
+
+export type AnySource = QuerySource<ObjectLiteral> | readonly object[];
+
+/** What a builder maker gets: the resolved source, the plan as the guard transformed it, the guard's decisions, the parsed request, and the statements the plan compiles to (on demand). */
+export interface Built<D> {
+  readonly resolved: ResolvedSource;
+  readonly planned: ShapePlan;
+  readonly decided: D;
+  readonly parsed: ParsedShape;
+  statements(): ShapeStatements;
+}
+
+type Make<D, R> = (built: Built<D>) => R;
+
+type Stop<D, R> =
+  | { readonly to: "rows"; readonly memory?: MemoryOptions }
+  | { readonly to: "statements" }
+  | { readonly to: "build"; readonly make: Make<D, R> };
+
+/** The whole request, from its input to where it stops. */
+function* pipeline<D, R>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, stop: Stop<D, R>): Steps<unknown> {
+  if (Array.isArray(source) && stop.to === "rows") return yield* onArray(source, request, guard, stop.memory);
+  const { kind, shape, getQueryString } = request;
+  let resolved: ResolvedSource;
+  try {
+    const learning = request.learnSchema ? schemaLearning(source) : null;
+    if (learning) yield learning;
+    resolved = resolveSource(source as QuerySource<ObjectLiteral>);
+  } catch (error) {
+    // When the source fails, a request that does not parse says so first.
+    parseShape(kind, shape, guard.limits);
+    throw error;
+  }
+  let failure: unknown;
+  try {
+    try {
+      yield* step(guard.begin(resolved.model));
+    } catch (error) {
+      parseShape(kind, shape, guard.limits);
+      throw error;
+    }
+    if (stop.to === "build") {
+      const parsed = parseShape(kind, shape, guard.limits);
+      const decided = yield* step(guard.decide(resolved.model, kind, parsed, getQueryString, false));
+      const planned = planOf(guard, resolved.model, kind, parsed, decided);
+      const built = stop.make({ resolved, planned, decided, parsed, statements: () => statementsOf(preparePlan(resolved, planned)) });
+      // Charged once the query is made (one refused for its form costs nothing), before the host can run it.
+      yield* step(guard.beforeRun(decided));
+      guard.transformBuilt(built as object, resolved, decided);
+      return built;
+    }
+    const planned = yield* plannedOf(resolved, request, guard);
+    if (stop.to === "statements") return { statements: statementsOf(planned.prepared), decided: planned.decided };
+    yield* step(guard.beforeRun(planned.decided));
+    const result = (yield runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString)) as ShapeResult<unknown>;
+    return yield* step(guard.transformResult(result, kind, planned.decided));
+  } catch (error) {
+    failure = error ?? new Error("a pipeline step threw nothing");
+    throw error;
+  } finally {
+    guard.settle(failure);
+  }
+}
+
+/**
+ * A request on a Repository is prepared once per distinct request (and guard key): a repeat
+ * starts at execute. Other sources are prepared every time. A miss parses the very text that
+ * keys it: the input is not read again (a getter could answer otherwise).
+ */
+function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard: QueryGuard<D>): Steps<Planned<D>> {
+  const { kind, shape, getQueryString } = request;
+  const { model } = resolved;
+  const text = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
+  const store = text === null ? null : guard.planStore(model, kind, text, getQueryString);
+  const hit = store?.cache.get(model, store.key);
+  if (hit) {
+    guard.reused(hit);
+    return hit;
+  }
+  const parsed = parseShape(kind, store === null ? shape : requestOf(text!), guard.limits);
+  const decided = yield* step(guard.decide(model, kind, parsed, getQueryString, store !== null));
+  const planned: Planned<D> = { prepared: preparePlan(resolved, planOf(guard, model, kind, parsed, decided)), decided };
+  if (store) {
+    guard.prepared(model, planned);
+    store.cache.offer(model, store.key, planned);
+  }
+  return planned;
+}
+
+/** An array: the same plan, evaluated on its elements. */
+function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: QueryGuard<D>, memory?: MemoryOptions): Steps<ShapeResult<unknown>> {
+  const { kind, getQueryString } = request;
+  const parsed = parseShape(kind, request.shape, guard.limits);
+  const model = modelOfArray(rows);
+  if (!model) return guard.untypedArray();
+  let failure: unknown;
+  try {
+    yield* step(guard.begin(model));
+    const decided = yield* step(guard.decide(model, kind, parsed, getQueryString, false));
+    yield* step(guard.beforeRun(decided));
+    const result = runPlanInMemory(rows, planOf(guard, model, kind, parsed, decided), request.typed, getQueryString, memory);
+    return yield* step(guard.transformResult(result, kind, decided));
+  } catch (error) {
+    failure = error ?? new Error("a pipeline step threw nothing");
+    throw error;
+  } finally {
+    guard.settle(failure);
+  }
+}
+
+function planOf<D>(guard: QueryGuard<D>, model: EntityModel, kind: ShapeKind, parsed: ParsedShape, decided: D): ShapePlan {
+  return guard.transformPlan(planParsed(model, kind, parsed, guard.limits, guard.lookup(decided)), decided);
+}
+
+function* step<T>(value: Step<T>): Steps<T> {
+  return value instanceof Promise ? (yield value) as T : value;
+}
+
+function runSync<T>(steps: Steps<unknown>): T {
+  const next = steps.next();
+  if (!next.done) {
+    steps.return(undefined);
+    throw new Error("QueryLib: a synchronous query met an asynchronous step (a guard that waits must be run with an asynchronous form)");
+  }
+  return next.value as T;
+}
+
+async function runAsync<T>(steps: Steps<unknown>): Promise<T> {
+  let next = steps.next();
+  while (!next.done) {
+    let value: unknown;
+    try {
+      value = await next.value;
+    } catch (error) {
+      next = steps.throw(error);
+      continue;
+    }
+    next = steps.next(value);
+  }
+  return next.value as T;
+}
+
+// ---- the entry points: where each path stops -------------------------------------------------
+
+/** The request's result: a database source's rows, or an array's. */
+export function runRows<T, D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>): Promise<ShapeResult<T>> {
+  return runAsync(pipeline(source, request, guard, { to: "rows" }));
+}
+
+/** An array's result, synchronously (the unguarded toList forms; their guard never waits). */
+export function runRowsSync<T, D>(rows: readonly object[], request: PipelineRequest, guard: QueryGuard<D>, memory?: MemoryOptions): ShapeResult<T> {
+  return runSync(pipeline(rows, request, guard, { to: "rows", memory }));
+}
+
+/** The statements the request would run, with the guard's decisions; nothing runs. */
+export function runStatements<D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>): Promise<{ statements: ShapeStatements; decided: D }> {
+  return runAsync(pipeline(source, request, guard, { to: "statements" }));
+}
+
+/** The same, synchronously (the unguarded toStatements). */
+export function runStatementsSync<D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>): { statements: ShapeStatements; decided: D } {
+  return runSync(pipeline(source, request, guard, { to: "statements" }));
+}
+
+/** The plan, built and transformed, handed to `make` (a builder, a DynamicQuery, simulate's statement); the guard then pins what `make` returned. */
+export function runBuild<D, R extends object>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, make: Make<D, R>): Promise<R> {
+  return runAsync(pipeline(source, request, guard, { to: "build", make }));
+}
+
+/** The same, synchronously (the unguarded builders). */
+export function runBuildSync<D, R extends object>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, make: Make<D, R>): R {
+  return runSync(pipeline(source, request, guard, { to: "build", make }));
+}

@@ -1,0 +1,45 @@
+// The guard of the unguarded functions: an entity that requires a policy
+// (QpEntity({ requirePolicy: true })) refuses them, read from the decorators' registry so it
+// holds whether or not the policy layer was ever loaded; otherwise nothing is decided, and a
+// Repository's requests are cached per entity model (unguardedPlans).
+import type { EntityModel } from "../model/entity-model.js";
+import { qpRegistry } from "../registry/qp-registry.js";
+import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
+import { PlanCache, digestOf } from "../api/plan-cache.js";
+import { ProjectionNode } from "../plan/projection.js";
+import type { FilterResult } from "../shapes/results.js";
+import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
+import type { PlanLimits } from "../plan/subquery-budget.js";
+import type { Planned, PlanStore, QueryGuard, ShapeResult } from "./driver.js";
+import type { ShapePlan } from "./stages.js";
+
+export function checkUnguarded(model: EntityModel): void {
+  if (qpRegistry.entityOptions(model.target)?.requirePolicy === true) {
+    policyError(PolicyErrorCode.PolicyRequired, `${model.name} requires a policy: query it through applyPolicy(source, context)`);
+  }
+}
+
+/** Unguarded shapes on Repositories, per entity model (exported for tests and benchmarks). */
+export const unguardedPlans = new PlanCache<Planned<null>>([ProjectionNode]);
+
+const emptyResult = (): FilterResult<never> => ({ pageNumber: 0, pageSize: 0, pageCount: 0, totalCount: 0, data: [], queryString: null, policy: null });
+
+/** No guard: one object serves every request (it keeps nothing per request). */
+export const unguarded: QueryGuard<null> = {
+  limits: undefined as (ParseLimits & PlanLimits) | undefined,
+  untypedArray: (): ShapeResult<never> => emptyResult(),
+  begin: checkUnguarded,
+  planStore: (_model: EntityModel, kind: ShapeKind, request: string): PlanStore<null> | null => {
+    const key = digestOf([kind, request]);
+    return key === null ? null : { cache: unguardedPlans, key };
+  },
+  decide: () => null,
+  lookup: () => undefined,
+  transformPlan: (planned: ShapePlan) => planned,
+  reused: () => {},
+  prepared: () => {},
+  beforeRun: () => {},
+  transformResult: <R>(result: R) => result,
+  transformBuilt: () => {},
+  settle: () => {},
+};

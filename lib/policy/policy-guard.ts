@@ -1,0 +1,216 @@
+// The policy as the pipeline's guard (pipeline/driver.ts, QueryGuard): one object per request
+// of one caller. It decides (sanitize: the caller's decisions on every field reference, by
+// public names), transforms the plan (forced predicates, group floor, page, projection), charges
+// the guess budget before anything runs, transforms the rows (hidden columns, masks, public
+// names, trace) and records the request's audit events when it ends. It never runs a stage: the
+// driver does, once, for every guarded path (rows, statements, builders, simulate).
+import { type ObjectLiteral, SelectQueryBuilder } from "typeorm";
+import { valuesKey } from "../api/plan-cache.js";
+import type { EntityModel } from "../model/entity-model.js";
+import type { ShapeKind } from "../parse/parse-shapes.js";
+import type { PathLookup } from "../plan/path-lookup.js";
+import type { Predicate } from "../plan/nodes.js";
+import type { Filter, Segment } from "../shapes/shapes.js";
+import { Codes, fail } from "../errors/codes.js";
+import type { Planned, PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
+import { type ParsedShape, type ShapePlan, parseShape } from "../pipeline/stages.js";
+import { type QuerySource, type ResolvedSource, modelOfArray, resolveSource } from "../pipeline/source.js";
+import { DynamicQuery } from "../api/dynamic-query.js";
+import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyEngine } from "./engine.js";
+import type { DecisionTable } from "./decision-table.js";
+import { type QpAuditEvent, recordAudit } from "./audit.js";
+import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
+import { sanitize } from "./sanitize-request.js";
+import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
+import { type PolicyTrace, copyTrace } from "./trace.js";
+import { forcedPredicates, transformPlan } from "./transform-plan.js";
+import { transformResult } from "./transform-result.js";
+import { refusedAuditEvents } from "./refused-audit.js";
+import { pinForcedScope } from "./guarded-builders.js";
+import { chargeGuessBudget } from "./guess-budget.js";
+
+/** What the policy decided for one request: what a guarded plan cache keeps beside the statements. */
+export interface GuardDecision {
+  readonly sanitized: SanitizeResult;
+  readonly audited: readonly QpAuditEvent[];
+  /** The request's guesses per stored column (guess-budget.ts): charged before every run, cached plan or not. */
+  readonly guesses: readonly GuessedColumn[];
+  /** Where these decisions are offered for reuse by requests of the same shape (sanitized-shapes.ts); null: not offered. */
+  readonly shapeKey: string | null;
+}
+
+/** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */
+export type GuardedPlan = Planned<GuardDecision>;
+
+const noGuesses: readonly GuessedColumn[] = [];
+
+/** The policy trace of each guarded builder, made when it was built (policyTraceOf). */
+export const builtTraces = new WeakMap<object, PolicyTrace>();
+
+export interface PolicyGuardOptions {
+  /** Record the request's audit events on the context when it ends (simulate records none). */
+  readonly audit: boolean;
+  /** Charge the guess budget (simulate, which runs nothing, charges nothing). */
+  readonly charge: boolean;
+}
+
+export class PolicyGuard implements QueryGuard<GuardDecision> {
+  readonly limits: QpPolicyEngine["options"]["caps"];
+  private decisions: DecisionTable | undefined;
+  private values: string | null | undefined;
+  /** Every audit event of this request's decisions, also of a refused one. */
+  private readonly collected: QpAuditEvent[] = [];
+  /** The forced predicates as plan nodes, built once: in the plan's WHERE, and pinned in a builder's join. */
+  private forced: readonly Predicate[] = [];
+
+  constructor(
+    private readonly engine: QpPolicyEngine,
+    private readonly context: QpPolicyContext,
+    private readonly source: unknown,
+    private readonly kind: ShapeKind,
+    private readonly shape: unknown,
+    private readonly options: PolicyGuardOptions = { audit: true, charge: true },
+  ) {
+    this.limits = engine.options.caps;
+  }
+
+  /** The caller's decisions (after begin). */
+  get decisionTable(): DecisionTable {
+    return this.decisions!;
+  }
+
+  untypedArray(): ShapeResult<never> {
+    return fail(Codes.EntityNotSupported, "a guarded in-memory source needs entity instances, or inMemory(Entity, rows)");
+  }
+
+  /** The caller's decisions under the current rule snapshot (the store's errors come after the request's). */
+  async begin(): Promise<void> {
+    this.decisions = await this.engine.decisionsAsync(this.context);
+  }
+
+  /**
+   * Keyed by decision table (rule snapshot identity, subject set), the context's values (a forced
+   * predicate's tenant id is one) and the exact request: a hit is the very request already
+   * sanitized for the very same caller.
+   */
+  planStore(_model: EntityModel, kind: ShapeKind, request: string, getQueryString: boolean): PlanStore<GuardDecision> | null {
+    this.values = valuesKey(this.context.values);
+    const key = this.engine.caches.key(this.decisions!, this.values, kind, request, getQueryString);
+    return key === null ? null : { cache: this.engine.caches.plans, key };
+  }
+
+  /**
+   * Sanitizes the parsed request, or rebinds the decisions of an earlier request of the same
+   * shape for the same caller (sanitized-shapes.ts says why that is exact) when it will be cached.
+   */
+  async decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): Promise<GuardDecision> {
+    const shapeKey = cached && reusable(kind, this.engine.options.dryRun) ? this.engine.caches.key(this.decisions!, this.values ?? null, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
+    const known = shapeKey === null ? undefined : this.engine.caches.shapes.get(model, shapeKey);
+    const rebound = known ? reuse(kind, known, parsed as Filter | Segment, this.engine.options.caps.maxPageSize) : null;
+    if (known && rebound) {
+      this.collected.push(...this.replayed(known.audited));
+      return { sanitized: rebound, audited: known.audited, guesses: this.guessesOf(rebound), shapeKey: null };
+    }
+    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, this.decisions, this.collected);
+    return { sanitized, audited: sanitized.audited, guesses: this.guessesOf(sanitized), shapeKey };
+  }
+
+  lookup(decided: GuardDecision): PathLookup {
+    return decided.sanitized.placements;
+  }
+
+  transformPlan(planned: ShapePlan, decided: GuardDecision): ShapePlan {
+    const { additions } = decided.sanitized;
+    this.forced = additions.forced.length === 0 ? [] : forcedPredicates(planned.plan.root, additions.forced);
+    return transformPlan(planned, additions, this.forced);
+  }
+
+  reused(planned: GuardedPlan): void {
+    this.collected.push(...this.replayed(planned.decided.audited));
+  }
+
+  /**
+   * Kept only once it planned: a request refused for its values teaches the caches nothing;
+   * decisions that read values (inference protection) hold for this request alone.
+   */
+  prepared(model: EntityModel, planned: GuardedPlan): void {
+    const { shapeKey } = planned.decided;
+    if (shapeKey !== null && !planned.decided.sanitized.readValues) {
+      this.engine.caches.shapes.offer(model, shapeKey, { sanitized: planned.decided.sanitized, audited: planned.decided.audited });
+    }
+  }
+
+  /**
+   * The guess budget's charging step (guess-budget.ts): each column's guesses charged to the
+   * caller's budget before any statement of the request runs; refused (GuessBudgetExhausted,
+   * StoreUnavailable, MissingContextValue) otherwise.
+   */
+  beforeRun(decided: GuardDecision): Promise<void> | void {
+    if (!this.options.charge || decided.guesses.length === 0) return;
+    return chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
+  }
+
+  transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {
+    return transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context) as Promise<R>;
+  }
+
+  /** The forced predicates pinned in a join where the host's where() or orWhere() cannot undo them; the trace kept for policyTraceOf. */
+  transformBuilt(built: object, resolved: ResolvedSource, decided: GuardDecision): void {
+    // Simulate builds a description, not a query: nothing to pin.
+    const qb = built instanceof DynamicQuery ? built.builder : built instanceof SelectQueryBuilder ? built as SelectQueryBuilder<ObjectLiteral> : null;
+    if (!qb) return;
+    pinForcedScope(qb, resolved.connection.dialect, resolved.model, this.forced);
+    builtTraces.set(built, decided.sanitized.trace);
+  }
+
+  /**
+   * Records the request's audit events on the context: those it collected when it returned, else
+   * those of a refused request (refused-audit.ts), so that no event of a query that returned
+   * nothing says Allowed.
+   */
+  settle(error: unknown): void {
+    if (!this.options.audit) return;
+    const events = error === undefined ? this.collected : this.refusedEvents(error);
+    const { maxAuditEvents } = this.engine.options.caps;
+    for (const event of events) recordAudit(this.context.auditEvents, maxAuditEvents, event);
+  }
+
+  /**
+   * The request's guesses per stored column, as the sanitizer counted them against the
+   * per-request allowance (inference.ts, guessesOf): every Equal/IEqual value, In/IIn element and
+   * range bound on a field the caller sees transformed, across Or branches, sub-groups, Segment
+   * sets and a Summary's Where and Having; per column ("Entity.member"), whatever path or root
+   * reached it. Empty without a guess budget (nothing would read them). A cached plan carries
+   * them, so a repeat is charged like the first run.
+   */
+  private guessesOf(sanitized: SanitizeResult): readonly GuessedColumn[] {
+    if (this.engine.options.guessBudget === null) return noGuesses;
+    return [...sanitized.guessedColumns.values()];
+  }
+
+  /** A cached plan's audit events, again, with this run's time and subjects. */
+  private replayed(events: readonly QpAuditEvent[]): QpAuditEvent[] {
+    if (events.length === 0) return []; // most plans audit nothing: no clock read for them
+    const at = new Date().toISOString();
+    return events.map((event) => ({ ...event, at, subjects: this.context.subjects }));
+  }
+
+  private refusedEvents(error: unknown): readonly QpAuditEvent[] {
+    let model: EntityModel | null;
+    let parsed: ParsedShape | null;
+    try {
+      model = Array.isArray(this.source) ? modelOfArray(this.source) : resolveSource(this.source as QuerySource<ObjectLiteral>).model;
+    } catch {
+      model = null;
+    }
+    try {
+      parsed = parseShape(this.kind, this.shape, this.limits);
+    } catch {
+      parsed = null; // a request that does not parse names no field yet
+    }
+    if (!model) return []; // the source did not resolve: nothing was sanitized
+    const entity = this.engine.options.entities.nameOf(model.target) ?? model.name;
+    return refusedAuditEvents(entity, this.context.subjects, model, this.kind, parsed, this.collected, error);
+  }
+}
