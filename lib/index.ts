@@ -22,11 +22,11 @@ export * from "./shapes/policy-enums.js";
 export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
 export { QpPolicyContext, type QpSubject, type QpPolicyProviders } from "./policy/context.js";
 export { QpPolicyEngine, QpPolicy, addQpPolicies } from "./policy/engine.js";
-export {
-  type QpPolicyOptions, type QpPolicyOptionsInput, type QpCaps, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue, QpConfigurationError, QpPolicyConfigurationError, capDefaults,
-} from "./policy/options.js";
+export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue } from "./policy/options.js";
+export { QpConfigurationError, QpPolicyConfigurationError } from "./errors/configuration-error.js";
+export { type QpCaps, capDefaults } from "./limits/caps.js";
 export { applyPolicy, GuardedQuery, type GuardedResult, policyTraceOf } from "./policy/guarded.js";
-export type { PolicyTrace, PolicyTraceEntry } from "./policy/trace.js";
+export type { PolicyTrace, PolicyTraceEntry } from "./shapes/policy-trace.js";
 export * from "../decorators/index.js";
 export { QpInMemoryTokenVault, type IQpTokenVault } from "./transform/vault.js";
 export type { QpAuditEvent, IQpAuditSink } from "./policy/audit.js";

@@ -6,7 +6,7 @@ import type { HttpAdapterHost, ModuleRef } from "@nestjs/core";
 import { isObservable, lastValueFrom } from "rxjs";
 import { DataSource } from "typeorm";
 import { type IQpAuditSink, QpConfigurationError, QpPolicyEngine, addQpPolicies } from "../lib/index.js";
-import { reworded } from "../lib/policy/options.js";
+import { reworded } from "../lib/errors/configuration-error.js";
 import { bindPolicySection } from "../lib/policy/options.js";
 import { QpLoggerAuditSink } from "./audit-sinks.js";
 import { QpGroupCommitAuditSink } from "./audit-group-commit.js";

@@ -7,7 +7,7 @@ import { type PreparedShape, type ShapeStatements, parseFilter, parseSegment, pa
 import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource, schemaLearning } from "./source.js";
 import { checkUnguarded } from "./unguarded.js";
-import { PlanCache, digestOf, requestKey, requestOf } from "./plan-cache.js";
+import { PlanCache, digestOf, requestKey, requestOf } from "../cache/plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { Connection } from "../execute/run-sql.js";
 

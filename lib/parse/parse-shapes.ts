@@ -7,7 +7,7 @@ import type {
 } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { type QpCaps, capDefaults } from "../policy/options.js";
+import { type QpCaps, capDefaults } from "../limits/caps.js";
 import { fromJson, readArray, readEnum, readInt, readObject, readString, readStringList } from "./reader.js";
 
 // Member lists are constants so the reader builds each case-folding map once.

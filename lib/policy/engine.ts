@@ -15,7 +15,8 @@ import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKe
 import { assertValidPolicy } from "./validate-policy.js";
 import { GuardedCaches } from "./guarded-caches.js";
 import { type QpLintFinding, type QpLintOptions, lintPolicy, reportLint } from "./lint-policy.js";
-import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveGuessBudget, resolveOptions } from "./options.js";
+import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveGuessBudget, resolveOptions } from "./options.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 
 export class QpPolicyEngine {
   readonly options: QpPolicyOptions;

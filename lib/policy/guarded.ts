@@ -11,7 +11,7 @@ import {
   type ParsedShape, type ShapePlan, type ShapeStatements, parseFilter, planParsed, preparePlan, runPlanInMemory, runPrepared, shapeKindOf, statementsOf,
 } from "../api/run-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, resolveSource, schemaLearning } from "../api/source.js";
-import { requestKey, requestOf, valuesKey } from "../api/plan-cache.js";
+import { requestKey, requestOf, valuesKey } from "../cache/plan-cache.js";
 import type { GuardedPlan } from "./guarded-caches.js";
 import type { Connection } from "../execute/run-sql.js";
 import type { DecisionTable } from "./decision-table.js";

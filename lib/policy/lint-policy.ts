@@ -14,7 +14,8 @@ import { QpPolicyContext } from "./context.js";
 import { DecisionTable } from "./decision-table.js";
 import { classPolicyOf, describeSource, operatorLimitOf } from "./entity-policy.js";
 import { navigationRefusal } from "./tenant-navigation.js";
-import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
+import { type QpPolicyOptions } from "./options.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 import { policyMember } from "./references.js";
 import { lintField } from "./lint-fields.js";
 

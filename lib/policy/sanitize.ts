@@ -16,7 +16,7 @@ import { Placements } from "./placements.js";
 import { type EntityModel, type MemberScope, columnPathsOf } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { groupKeyName } from "../plan/build-summary.js";
-import { bySort } from "../plan/build-predicate.js";
+import { bySort } from "../validate/shape-checks.js";
 import type { PlanAdditions } from "./transform-plan.js";
 import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
 import type { Decision } from "./decide.js";

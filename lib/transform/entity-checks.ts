@@ -8,7 +8,7 @@
 // problem; cached per entity until a decorator is added.
 import { qpRegistry } from "../registry/qp-registry.js";
 import type { EntityModel } from "../model/entity-model.js";
-import { QpConfigurationError } from "../policy/options.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 import { collectProblems } from "../policy/validate-policy.js";
 
 const checked = new WeakMap<Function, number>();
