@@ -20,7 +20,8 @@ export { parseFilterQueryString, fieldDataType } from "./api/query-string.js";
 export { filterToQueryString, filterJsonFromQueryString, InvalidQueryString, type FilterQueryStringOptions, type FilterToQueryStringOptions } from "./client/query-string.js";
 export * from "./shapes/policy-enums.js";
 export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
-export { QpPolicyContext, type QpSubject, type QpPolicyProviders } from "./policy/context.js";
+export { QpPolicyContext, type QpSubject } from "./shapes/policy-context.js";
+export { type QpPolicyProviders } from "./policy/providers.js";
 export { QpPolicyEngine, QpPolicy, addQpPolicies } from "./policy/engine.js";
 export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue } from "./policy/options.js";
 export { QpConfigurationError, QpPolicyConfigurationError } from "./errors/configuration-error.js";
@@ -40,6 +41,6 @@ export {
 } from "./budget/ledger.js";
 export { QpTypeOrmBudgetLedger, QpBudgetRecord, type QpTypeOrmBudgetLedgerOptions } from "./budget/typeorm-ledger.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
-export type { QpPolicyHealth } from "./rules/snapshot.js";
+export type { QpPolicyHealth } from "./policy/snapshot.js";
 export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./policy/admin.js";
 export { UnknownEntity } from "./policy/admin.js";

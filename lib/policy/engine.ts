@@ -2,7 +2,8 @@
 // independent engines may live in one process (tests, hosts with two data sources); QpPolicy
 // is the process-wide default and keeps the spec's configure-once rule.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { QpPolicyContext, type QpPolicyProviders } from "./context.js";
+import { QpPolicyContext } from "../shapes/policy-context.js";
+import { type QpPolicyProviders } from "./providers.js";
 import type { DataSource } from "typeorm";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
 import { sanitize } from "./sanitize-request.js";
@@ -10,7 +11,7 @@ import { copyTrace } from "./trace.js";
 import { type DecisionTable, DecisionTables } from "./decision-table.js";
 import { checkRuleTarget } from "./rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
-import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
+import { type QpPolicyHealth, RuleSnapshots } from "./snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKey } from "../rules/rule.js";
 import { assertValidPolicy } from "./validate-policy.js";
 import { GuardedCaches } from "./guarded-caches.js";

@@ -21,7 +21,7 @@ import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
 import type { Filter, FilterInput, Segment, SegmentInput, SummaryInput } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { QpPolicyEngine } from "./engine.js";
 import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
 import { sanitize } from "./sanitize-request.js";

@@ -6,11 +6,11 @@
 // one field live in lint-fields.ts; those of forced predicates, entities and rules here.
 import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
 import { type MemberScope, modelOfClass } from "../model/entity-model.js";
-import { CompiledRules, ruleTarget } from "../rules/compiled-rules.js";
+import { CompiledRules, ruleTarget } from "./compiled-rules.js";
 import type { QpRule } from "../rules/rule.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import { Operator } from "../shapes/enums.js";
-import { QpPolicyContext } from "./context.js";
+import { QpPolicyContext } from "../shapes/policy-context.js";
 import { DecisionTable } from "./decision-table.js";
 import { classPolicyOf, describeSource, operatorLimitOf } from "./entity-policy.js";
 import { navigationRefusal } from "./tenant-navigation.js";

@@ -13,7 +13,7 @@ import type { ConditionGroup, Filter, Segment, Summary } from "../shapes/shapes.
 import { summaryOrderTarget } from "./summary-order-target.js";
 import { bySort } from "../validate/shape-checks.js";
 import type { QpAuditEvent } from "./audit.js";
-import type { QpSubject } from "./context.js";
+import type { QpSubject } from "../shapes/policy-context.js";
 import { type PolicyMember, type Reference, reference } from "./references.js";
 import { columnsOf } from "./sanitize.js";
 

@@ -2,7 +2,7 @@
 // request's kind. Shared by the guarded queries (guarded.ts) and the engine's own dry runs
 // (engine.ts), which is why it is neither of them.
 import type { QpPolicyEngine } from "./engine.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { DecisionTable } from "./decision-table.js";
 import type { QpAuditEvent } from "./audit.js";
 import type { EntityModel } from "../model/entity-model.js";

@@ -24,7 +24,7 @@ import type { DecisionTable } from "./decision-table.js";
 import { ruleMaskChain } from "../transform/field-transforms.js";
 import { checkAliasCollisions, classPolicyOf, describeSource, operatorsAllowedBy } from "./entity-policy.js";
 import type { QpPolicyOptions } from "./options.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
 import { referenceCost } from "./cost.js";
 import type { PolicyTrace } from "./trace.js";
@@ -33,7 +33,7 @@ import { type PolicyDiagnostic, auditEventsOf, traceEntryOf } from "./diagnostic
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
-import { checkEntityTransforms } from "../transform/entity-checks.js";
+import { checkEntityTransforms } from "./entity-checks.js";
 import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { Aggregator } from "../shapes/enums.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
