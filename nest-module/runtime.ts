@@ -12,8 +12,7 @@ import { QpLoggerAuditSink } from "./audit-sinks.js";
 import { QpGroupCommitAuditSink } from "./audit-group-commit.js";
 import type { QpClaimsOptions } from "./claims.js";
 import { QpHttpError, markBodyParseErrors } from "./errors.js";
-import type { QpFeatureRoute } from "./feature.js";
-import { type QpAdminOptions, type QpAuthorizationPolicy, type QueryLibModuleOptions, checkAdminOptions, checkModuleOptions, normalizeRoutePrefix } from "./options.js";
+import { type QpAdminOptions, type QpFeatureRoute, type QpAuthorizationPolicy, type QueryLibModuleOptions, checkAdminOptions, checkModuleOptions, normalizeRoutePrefix } from "./options.js";
 
 export interface QpResolvedAdmin {
   readonly routePrefix: string;
