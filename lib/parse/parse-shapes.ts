@@ -239,6 +239,9 @@ const freezeList = <T>(list: readonly T[] | null) => (list === null ? null : Obj
 
 export type ShapeKind = "filter" | "segment" | "summary";
 
+/** A parsed request of any kind. */
+export type ParsedShape = Filter | Segment | Summary;
+
 /** Tells the three shapes apart by their members (toListAsync takes any of them). */
 export function shapeKindOf(input: unknown): ShapeKind {
   const value = fromJson(input);

@@ -125,3 +125,9 @@ export interface SummaryPlan {
   readonly orders: readonly SummaryOrder[];
   readonly page: PageBy | null;
 }
+
+/** A shape's plan, tagged with its kind: what the policy transforms and the targets run. */
+export type ShapePlan =
+  | { readonly kind: "filter"; readonly plan: FilterPlan }
+  | { readonly kind: "segment"; readonly plan: SegmentPlan }
+  | { readonly kind: "summary"; readonly plan: SummaryPlan };

@@ -4,7 +4,7 @@
 // another's. Their bytes are charged to the process-wide plan budget (cacheBudgets.plans,
 // bounded-cache.ts) all the same: a bound per engine would multiply with the number of engines.
 import { PlanCache, digestOf } from "../cache/plan-cache.js";
-import type { PreparedShape } from "../api/run-shape.js";
+import type { PreparedShape } from "../execute/prepared-shape.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { QpAuditEvent } from "./audit.js";
