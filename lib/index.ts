@@ -20,13 +20,14 @@ export { parseFilterQueryString, fieldDataType } from "./api/query-string.js";
 export { filterToQueryString, filterJsonFromQueryString, InvalidQueryString, type FilterQueryStringOptions, type FilterToQueryStringOptions } from "./client/query-string.js";
 export * from "./shapes/policy-enums.js";
 export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
-export { QpPolicyContext, type QpSubject, type QpPolicyProviders } from "./policy/context.js";
+export { QpPolicyContext, type QpSubject } from "./shapes/policy-context.js";
+export { type QpPolicyProviders } from "./policy/providers.js";
 export { QpPolicyEngine, QpPolicy, addQpPolicies } from "./policy/engine.js";
-export {
-  type QpPolicyOptions, type QpPolicyOptionsInput, type QpCaps, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue, QpConfigurationError, QpPolicyConfigurationError, capDefaults,
-} from "./policy/options.js";
+export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue } from "./policy/options.js";
+export { QpConfigurationError, QpPolicyConfigurationError } from "./errors/configuration-error.js";
+export { type QpCaps, capDefaults } from "./limits/caps.js";
 export { applyPolicy, GuardedQuery, type GuardedResult, policyTraceOf } from "./policy/guarded.js";
-export type { PolicyTrace, PolicyTraceEntry } from "./policy/trace.js";
+export type { PolicyTrace, PolicyTraceEntry } from "./shapes/policy-trace.js";
 export * from "../decorators/index.js";
 export { QpInMemoryTokenVault, type IQpTokenVault } from "./transform/vault.js";
 export type { QpAuditEvent, IQpAuditSink } from "./policy/audit.js";
@@ -40,6 +41,6 @@ export {
 } from "./budget/ledger.js";
 export { QpTypeOrmBudgetLedger, QpBudgetRecord, type QpTypeOrmBudgetLedgerOptions } from "./budget/typeorm-ledger.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
-export type { QpPolicyHealth } from "./rules/snapshot.js";
+export type { QpPolicyHealth } from "./policy/snapshot.js";
 export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./policy/admin.js";
 export { UnknownEntity } from "./policy/admin.js";

@@ -5,9 +5,19 @@ import { backOff } from "exponential-backoff";
 import { Column, Entity, Index, PrimaryGeneratedColumn, type DataSource, type EntityManager, type EntityMetadata } from "typeorm";
 import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { IQpAuditSink, QpAuditEvent, QpSubject } from "../lib/index.js";
-import type { QpRequestAuditEvent } from "./audit.js";
 import { dialectOf } from "../lib/dialect/dialect-of.js";
 import type { SqlDialect } from "../lib/dialect/sql-dialect.js";
+
+/** An audit event as querylib/nest writes it: the engine's event plus the request it came from. */
+export interface QpRequestAuditEvent extends QpAuditEvent {
+  /** A UUID generated on the server for the request; the same for every event of one request, and only of it. */
+  readonly requestId: string | null;
+  /** The client's `x-request-id` when it is a short token, else null: the client's label, not an identity (any client may send any). */
+  readonly clientRequestId?: string | null;
+  /** HTTP method and path (no query string) of the request. */
+  readonly method: string | null;
+  readonly path: string | null;
+}
 
 /** Keeps every event in `events` (tests, development). */
 export class QpInMemoryAuditSink implements IQpAuditSink {

@@ -9,21 +9,12 @@ import type { IQpAuditSink, QpAuditEvent, QpPolicyEngine } from "../lib/index.js
 import { type QpRequestScope, runInScope, scopeOf } from "./request-scope.js";
 import { QP_RUNTIME } from "./tokens.js";
 import type { QpRuntime } from "./runtime.js";
-import { QpLoggerAuditSink } from "./audit-sinks.js";
+import { QpLoggerAuditSink, type QpRequestAuditEvent } from "./audit-sinks.js";
+
+export type { QpRequestAuditEvent };
 
 /** What the interceptor reads of the module's runtime, and nothing more. */
 export type QpAuditRuntime = Pick<QpRuntime, "engine" | "auditSink" | "auditFailure" | "drainsInInterceptor">;
-
-/** An audit event as querylib/nest writes it: the engine's event plus the request it came from. */
-export interface QpRequestAuditEvent extends QpAuditEvent {
-  /** A UUID generated on the server for the request; the same for every event of one request, and only of it. */
-  readonly requestId: string | null;
-  /** The client's `x-request-id` when it is a short token, else null: the client's label, not an identity (any client may send any). */
-  readonly clientRequestId?: string | null;
-  /** HTTP method and path (no query string) of the request. */
-  readonly method: string | null;
-  readonly path: string | null;
-}
 
 const logger = new Logger("QueryLibAudit");
 

@@ -195,3 +195,11 @@ export class QpModuleExceptionFilter extends BaseExceptionFilter {
     this.adapterHostOf.httpAdapter.reply(host.switchToHttp().getResponse(), body, status);
   }
 }
+
+/** The body as a JSON object, or 400 InvalidRequestBody (no body, an array, a string, a number, null); hosts' query routes use it too. */
+export function requireJsonObject(body: unknown): Record<string, unknown> {
+  if (body === null || body === undefined || typeof body !== "object" || Array.isArray(body)) {
+    throw new QpHttpError(400, "InvalidRequestBody", "the request body must be a JSON object (content-type: application/json)");
+  }
+  return body as Record<string, unknown>;
+}

@@ -11,11 +11,13 @@
 import { type CanActivate, Controller, type ExecutionContext, Get, HttpCode, Inject, Injectable, type DynamicModule, type OnModuleInit, Post, Req, type Type, UseFilters, UseGuards, createParamDecorator } from "@nestjs/common";
 import type { ObjectLiteral, Repository } from "typeorm";
 import { type Filter, type QpPolicyContext, QpConfigurationError, applyPolicy } from "../lib/index.js";
-import type { QpOpenApiRoute, QpShapeName } from "../lib/openapi/document.js";
-import { requireJsonObject } from "./admin/dto.js";
-import { QpExceptionFilter, QpHttpError } from "./errors.js";
+import type { QpShapeName } from "../lib/openapi/document.js";
+import { QpExceptionFilter, QpHttpError, requireJsonObject } from "./errors.js";
 import { QpContext, QpFilter, rawQueryOf } from "./params.js";
 import type { QpRuntime } from "./runtime.js";
+import type { QpFeatureRoute } from "./options.js";
+
+export type { QpFeatureRoute };
 import { QP_RUNTIME } from "./tokens.js";
 
 export type { QpShapeName };
@@ -42,7 +44,6 @@ export interface QpFeatureOptions {
 }
 
 /** A mounted entity controller, as the OpenAPI document describes it. */
-export type QpFeatureRoute = QpOpenApiRoute;
 
 const literalPath = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/;
 

@@ -8,7 +8,7 @@ export type { QueryLibModuleOptions, QpAdminOptions, QpAuditModuleOptions, QpAut
 export { mapQpPolicyAdmin, QpPolicyAdminRoutes } from "./admin/map.js";
 export { createAdminController, QpAdminGuard } from "./admin/controller.js";
 export { adminRoutes, type QpAdminRoute, type QpAdminRouteName } from "./admin/handlers.js";
-export { SchemaRequestDto, ExplainRequestDto, SimulateRequestDto, RuleRequestDto, requireJsonObject } from "./admin/dto.js";
+export { SchemaRequestDto, ExplainRequestDto, SimulateRequestDto, RuleRequestDto } from "./admin/dto.js";
 export { QpClaimsAdapter, getPolicyContextAsync, QpClaimsError, claimDefaults, type QpClaimsOptions, type QpClaimsErrorCode } from "./claims.js";
 export {
   QpAuditInterceptor, useQpPolicyAudit, drainAuditEvents, type QpRequestAuditEvent, QpAuditUnavailableError, type QpAuditFailureMode, type QpAuditRuntime,
@@ -17,7 +17,7 @@ export {
   QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, QpAuditEventRecord, isTransientAuditFailure, type QpTypeOrmAuditSinkOptions,
 } from "./audit-sinks.js";
 export { QpGroupCommitAuditSink, type QpGroupCommitOptions } from "./audit-group-commit.js";
-export { QpExceptionFilter, QpModuleExceptionFilter, QpBodyParseError, QpHttpError, httpErrorOf, policyStatus, type QpErrorBody } from "./errors.js";
+export { QpExceptionFilter, QpModuleExceptionFilter, QpBodyParseError, QpHttpError, httpErrorOf, policyStatus, requireJsonObject, type QpErrorBody } from "./errors.js";
 export { currentScope, scopeOf, type QpRequestScope } from "./request-scope.js";
 export { QpRuntime, type QpResolvedAdmin, type QpAdminLevel } from "./runtime.js";
 export { QP_RUNTIME, QUERYLIB_MODULE_OPTIONS } from "./tokens.js";

@@ -5,6 +5,10 @@ import type { DataSource } from "typeorm";
 import { type IQpAuditSink, type QpPolicyOptions, type QpPolicyProviders, QpConfigurationError } from "../lib/index.js";
 import { type QpClaimsOptions, checkClaimsOptions } from "./claims.js";
 import type { QpGroupCommitOptions } from "./audit-group-commit.js";
+import type { QpOpenApiRoute } from "../lib/openapi/document.js";
+
+/** A route a feature module serves (its entity, path and shapes), as the OpenAPI document lists it. */
+export type QpFeatureRoute = QpOpenApiRoute;
 
 /** A named authorization policy: a Nest guard (instance or class) or a predicate over the request. */
 export type QpAuthorizationPolicy = CanActivate | Type<CanActivate> | ((request: any) => boolean | Promise<boolean>);

@@ -11,9 +11,8 @@ import { type ArgumentMetadata, type ExecutionContext, HttpException, Inject, In
 import {
   type Filter, type QpPolicyContext, type Segment, type Summary, QpConfigurationError, parseFilter, parseFilterQueryString, parseSegment, parseSummary,
 } from "../lib/index.js";
-import { requireJsonObject } from "./admin/dto.js";
 import { getPolicyContextAsync } from "./claims.js";
-import { httpErrorOf } from "./errors.js";
+import { httpErrorOf, requireJsonObject } from "./errors.js";
 import type { QpRuntime } from "./runtime.js";
 import { QP_RUNTIME } from "./tokens.js";
 

@@ -6,14 +6,13 @@ import type { HttpAdapterHost, ModuleRef } from "@nestjs/core";
 import { isObservable, lastValueFrom } from "rxjs";
 import { DataSource } from "typeorm";
 import { type IQpAuditSink, QpConfigurationError, QpPolicyEngine, addQpPolicies } from "../lib/index.js";
-import { reworded } from "../lib/policy/options.js";
+import { reworded } from "../lib/errors/configuration-error.js";
 import { bindPolicySection } from "../lib/policy/options.js";
 import { QpLoggerAuditSink } from "./audit-sinks.js";
 import { QpGroupCommitAuditSink } from "./audit-group-commit.js";
 import type { QpClaimsOptions } from "./claims.js";
 import { QpHttpError, markBodyParseErrors } from "./errors.js";
-import type { QpFeatureRoute } from "./feature.js";
-import { type QpAdminOptions, type QpAuthorizationPolicy, type QueryLibModuleOptions, checkAdminOptions, checkModuleOptions, normalizeRoutePrefix } from "./options.js";
+import { type QpAdminOptions, type QpFeatureRoute, type QpAuthorizationPolicy, type QueryLibModuleOptions, checkAdminOptions, checkModuleOptions, normalizeRoutePrefix } from "./options.js";
 
 export interface QpResolvedAdmin {
   readonly routePrefix: string;

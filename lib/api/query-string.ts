@@ -7,7 +7,7 @@ import { filterJsonFromQueryString, type FilterQueryStringOptions } from "../cli
 import { modelOfClass } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { type ParseLimits, parseFilter } from "../parse/parse-shapes.js";
-import { capDefaults } from "../policy/options.js";
+import { capDefaults } from "../limits/caps.js";
 import { reference } from "../policy/references.js";
 import { resolvePath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";

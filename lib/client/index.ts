@@ -8,7 +8,7 @@ import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, S
 export { Aggregator, Connector, DataType, Direction, Intersection, Operator };
 export type { AggregateBy, Condition, ConditionGroup, ConditionSet, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 export type { FilterResult, SegmentResult, SummaryResult } from "../shapes/results.js";
-export type { PolicyTrace, PolicyTraceEntry } from "../policy/trace.js";
+export type { PolicyTrace, PolicyTraceEntry } from "../shapes/policy-trace.js";
 export { filterToQueryString, filterJsonFromQueryString, InvalidQueryString, type FilterQueryStringOptions, type FilterToQueryStringOptions } from "./query-string.js";
 
 type Value = string | number | boolean | Date | null;

@@ -1,7 +1,7 @@
 // Named parameters → the driver's positional placeholders, in text order. TypeORM's own
 // conversion inlines numbers into the SQL text on SQLite; QueryLib binds every value.
 import type { SqlDialect, StatementFacts } from "../dialect/sql-dialect.js";
-import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
+import { BoundedCache, cacheBudgets, estimateBytes } from "../cache/bounded-cache.js";
 
 export interface Statement {
   readonly sql: string;

@@ -6,7 +6,7 @@
 // never a value, and hashing it cost a W7 miss more than the lookup. Key and texts are charged to
 // cacheBudgets.sqlTexts (bytes).
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
-import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
+import { BoundedCache, cacheBudgets, estimateBytes } from "../cache/bounded-cache.js";
 import type { ScopeJoin } from "../compile/sql-writer.js";
 import type { Connection } from "./run-sql.js";
 import { isFreshBuilder } from "./fresh-builders.js";

@@ -5,7 +5,7 @@ import type { DataSource, EntityMetadata } from "typeorm";
 import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import type { RelationMetadata } from "typeorm/metadata/RelationMetadata.js";
 import { getMetadataArgsStorage } from "typeorm";
-import { markApplicationObject } from "../api/bounded-cache.js";
+import { markApplicationObject } from "../cache/bounded-cache.js";
 import { Codes, fail } from "../errors/codes.js";
 import { type FieldKind, fieldKindOf } from "./field-kind.js";
 

@@ -3,7 +3,7 @@
 // string's parameters, the result and the error body. Generated from the same metadata the
 // schema endpoint reads, at the widest (fields.ts); served by the admin API and mergeable into a
 // document @nestjs/swagger made (nest-module/openapi.ts).
-import type { QpCaps } from "../policy/options.js";
+import type { QpCaps } from "../limits/caps.js";
 import { type WidestField, widestFieldsOf } from "./fields.js";
 import { type JsonSchema, commonSchemas, entitySchemas } from "./shape-schemas.js";
 

@@ -10,7 +10,7 @@ import { attributeSources } from "../policy/decide.js";
 import { operatorLimitOf } from "../policy/entity-policy.js";
 import { navigationRefusal } from "../policy/tenant-navigation.js";
 import { type PolicyMember, policyMember } from "../policy/references.js";
-import type { QpCaps } from "../policy/options.js";
+import type { QpCaps } from "../limits/caps.js";
 import { operatorsOf } from "../shapes/operator-table.js";
 import { type DataType, Operator } from "../shapes/enums.js";
 import { PolicyEffect, PolicyFeature, PolicyLevel } from "../shapes/policy-enums.js";

@@ -4,7 +4,7 @@
 // accepts more (member names and enum names in any letter case, enum positions, integers as digit
 // strings); a generated client never needs that, so the schema does not advertise it. What no
 // schema can say (unique sorts, the caps, Having naming declared aliases) the server still checks.
-import type { QpCaps } from "../policy/options.js";
+import type { QpCaps } from "../limits/caps.js";
 import { Aggregator, Connector, DataType, Direction, Intersection, Operator } from "../shapes/enums.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import type { WidestField } from "./fields.js";

@@ -7,7 +7,7 @@ import type {
 } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { type QpCaps, capDefaults } from "../policy/options.js";
+import { type QpCaps, capDefaults } from "../limits/caps.js";
 import { fromJson, readArray, readEnum, readInt, readObject, readString, readStringList } from "./reader.js";
 
 // Member lists are constants so the reader builds each case-folding map once.
@@ -238,6 +238,9 @@ export function parseSummary(input: unknown, limits: ParseLimits = capDefaults):
 const freezeList = <T>(list: readonly T[] | null) => (list === null ? null : Object.freeze([...list]));
 
 export type ShapeKind = "filter" | "segment" | "summary";
+
+/** A parsed request of any kind. */
+export type ParsedShape = Filter | Segment | Summary;
 
 /** Tells the three shapes apart by their members (toListAsync takes any of them). */
 export function shapeKindOf(input: unknown): ShapeKind {

@@ -20,8 +20,8 @@ import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import type { PathLookup } from "../plan/path-lookup.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
-import type { PlanCache } from "../api/plan-cache.js";
-import { requestKey, requestOf } from "../api/plan-cache.js";
+import type { PlanCache } from "../cache/plan-cache.js";
+import { requestKey, requestOf } from "../cache/plan-cache.js";
 import {
   type ParsedShape, type PreparedShape, type ShapePlan, type ShapeStatements, parseShape, planParsed, preparePlan, runPlanInMemory, runPrepared, statementsOf,
 } from "./stages.js";

@@ -2,12 +2,12 @@
 // them, in order, for every path): parse, plan (through a guard's placements), prepare (compile
 // for the source's dialect, values bound), run on a database, or run the plan on an array.
 import type { EntityModel } from "../model/entity-model.js";
-import { type ParseLimits, type ShapeKind, parseFilter, parseSegment, parseSummary } from "../parse/parse-shapes.js";
+import { type ParseLimits, type ParsedShape, type ShapeKind, parseFilter, parseSegment, parseSummary } from "../parse/parse-shapes.js";
 import { buildFilterPlan, buildSegmentPlan } from "../plan/build-filter.js";
 import { buildSummaryPlan } from "../plan/build-summary.js";
-import { type PreparedFilter, prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
+import { prepareFilter, runPreparedFilter } from "../execute/run-filter.js";
 import { prepareSegment } from "../execute/run-segment.js";
-import { type PreparedSummary, prepareSummary, runPreparedSummary } from "../execute/run-summary.js";
+import { prepareSummary, runPreparedSummary } from "../execute/run-summary.js";
 import type { Connection } from "../execute/run-sql.js";
 import type { Statement } from "../compile/to-positional.js";
 import { type MemoryOptions, runFilterInMemory, runSegmentInMemory, runSummaryInMemory } from "../memory/run-memory.js";
@@ -17,23 +17,15 @@ import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import type { ResolvedSource } from "./source.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
 import type { PathLookup } from "../plan/path-lookup.js";
-import type { FilterPlan, SegmentPlan, SummaryPlan } from "../plan/nodes.js";
+import type { ShapePlan } from "../plan/nodes.js";
+import type { PreparedShape } from "../execute/prepared-shape.js";
 
-export type ParsedShape = Filter | Segment | Summary;
+export type { ParsedShape, ShapePlan, PreparedShape };
 
 /** A request parsed as its kind. `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
 export function parseShape(kind: ShapeKind, shape: unknown, limits?: ParseLimits): ParsedShape {
   return kind === "segment" ? parseSegment(shape, limits) : kind === "summary" ? parseSummary(shape, limits) : parseFilter(shape, limits);
 }
-
-/** A shape's plan, tagged with its kind: what the policy transforms and the targets run. */
-export type ShapePlan =
-  | { readonly kind: "filter"; readonly plan: FilterPlan }
-  | { readonly kind: "segment"; readonly plan: SegmentPlan }
-  | { readonly kind: "summary"; readonly plan: SummaryPlan };
-
-/** A shape planned and compiled for its source: statements with values bound, ready to run (and to cache). */
-export type PreparedShape = { readonly kind: "filter" | "segment"; readonly rows: PreparedFilter } | { readonly kind: "summary"; readonly summary: PreparedSummary };
 
 /** The plan of a parsed shape, built once. `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
 /** `lookup`: where the builders find the paths the request names (under a guard, the policy's placements). */

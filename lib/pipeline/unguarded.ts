@@ -5,7 +5,7 @@
 import type { EntityModel } from "../model/entity-model.js";
 import { qpRegistry } from "../registry/qp-registry.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { PlanCache, digestOf } from "../api/plan-cache.js";
+import { PlanCache, digestOf } from "../cache/plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { FilterResult } from "../shapes/results.js";
 import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";

@@ -2,12 +2,12 @@
 import { Codes, fail, orderFieldCannotEndOnCollection } from "../errors/codes.js";
 import { Direction } from "../shapes/enums.js";
 import type { ConditionGroup, Filter, OrderBy, Segment } from "../shapes/shapes.js";
-import { checkPage } from "../shapes/page.js";
+import { checkPage, bySort, checkUniqueSorts } from "../validate/shape-checks.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import { type PathLookup, declaredPaths } from "./path-lookup.js";
 import type { FilterPlan, OrderKey, Predicate, SegmentPlan } from "./nodes.js";
-import { buildPredicate, bySort, checkUniqueSorts } from "./build-predicate.js";
+import { buildPredicate } from "./build-predicate.js";
 import { type PlanLimits, SubqueryBudget, orderSubqueries, subqueriesOf } from "./subquery-budget.js";
 
 export function buildWhere(

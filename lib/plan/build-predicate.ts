@@ -8,19 +8,9 @@ import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
 import { type PathLookup, declaredPaths } from "./path-lookup.js";
 import { coerceValue, toToken } from "../resolve/coerce-values.js";
 import type { ColumnRef, Predicate } from "./nodes.js";
-import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
+import { checkCombination, checkFieldKind } from "./operator-rules.js";
+import { bySort, checkArity, checkUniqueSorts } from "../validate/shape-checks.js";
 import { orOf } from "./merge-any-matches.js";
-
-export function checkUniqueSorts(items: readonly { sort: number }[], code: string, where: string): void {
-  const seen = new Set<number>();
-  for (const item of items) {
-    if (seen.has(item.sort)) fail(code, `sort ${item.sort} appears twice`, where);
-    seen.add(item.sort);
-  }
-}
-
-export const bySort = <T extends { sort: number }>(items: readonly T[]): T[] =>
-  items.map((item, index) => ({ item, index })).sort((a, b) => a.item.sort - b.item.sort || a.index - b.index).map((e) => e.item);
 
 /** Returns null for a group that constrains nothing (2.1.5: an empty group filters nothing). */
 export function buildPredicate(root: EntityModel, group: ConditionGroup, where: string, lookup: PathLookup = declaredPaths): Predicate | null {

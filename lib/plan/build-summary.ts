@@ -11,11 +11,11 @@ import { crossesCollection } from "../resolve/resolved-path.js";
 import { coerceValue, toToken } from "../resolve/coerce-values.js";
 import type { Aggregate, GroupKey, HavingPredicate, SummaryOrder, SummaryPlan } from "./nodes.js";
 import { type PlanLimits, SubqueryBudget } from "./subquery-budget.js";
-import { bySort, checkUniqueSorts, requirePath } from "./build-predicate.js";
+import { requirePath } from "./build-predicate.js";
+import { bySort, checkUniqueSorts, checkPage, checkArity } from "../validate/shape-checks.js";
 import { type PathLookup, declaredPaths } from "./path-lookup.js";
 import { buildWhere } from "./build-filter.js";
-import { checkPage } from "../shapes/page.js";
-import { checkArity, checkCombination, checkFieldKind } from "./operator-rules.js";
+import { checkCombination, checkFieldKind } from "./operator-rules.js";
 
 const aliasPattern = /^[\p{L}_][\p{L}\p{Nd}_]*$/u;
 

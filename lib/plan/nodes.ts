@@ -6,6 +6,19 @@ import type { ColumnMember, EntityModel } from "../model/entity-model.js";
 import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
 import type { TypedValue } from "../resolve/coerce-values.js";
 
+declare module "../resolve/resolved-path.js" {
+  interface Hop {
+    /**
+     * The forced predicates (QpForceWhere) of `to`, on `to`'s own columns, that every row this hop
+     * reaches must satisfy: a guarded plan puts them on each hop into a scoped entity
+     * (policy/tenant-navigation.ts); the join's ON, the EXISTS' WHERE and the in-memory evaluator
+     * apply them, so a row outside the caller's scope is as absent as a missing one. Declared here,
+     * with the plan's nodes, so resolve/ does not import the plan.
+     */
+    readonly scope?: readonly Predicate[];
+  }
+}
+
 /** A column reached from the current scope through reference hops only (no fan-out). */
 export interface ColumnRef {
   readonly kind: "column";
@@ -112,3 +125,9 @@ export interface SummaryPlan {
   readonly orders: readonly SummaryOrder[];
   readonly page: PageBy | null;
 }
+
+/** A shape's plan, tagged with its kind: what the policy transforms and the targets run. */
+export type ShapePlan =
+  | { readonly kind: "filter"; readonly plan: FilterPlan }
+  | { readonly kind: "segment"; readonly plan: SegmentPlan }
+  | { readonly kind: "summary"; readonly plan: SummaryPlan };

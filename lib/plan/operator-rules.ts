@@ -1,7 +1,7 @@
 // Checks of a condition's operator against the operator table (shapes/operator-table.ts): its
 // DataType and its number of values (as 2.1.5 checks them), and which DataTypes fit a column's kind
 // (3.0: checked at validation).
-import { Codes, fail, requiredOneValue } from "../errors/codes.js";
+import { Codes, fail } from "../errors/codes.js";
 import { DataType, Operator as Op } from "../shapes/enums.js";
 import { operators, operatorsOf } from "../shapes/operator-table.js";
 import { type FieldKind, dataTypeOfKind } from "../model/field-kind.js";
@@ -24,22 +24,6 @@ export function fittingDataTypes(kind: FieldKind): DataType[] {
   const own = dataTypeOfKind[kind];
   const fitting = (Object.keys(fittingKinds) as DataType[]).filter((dataType) => fittingKinds[dataType].includes(kind));
   return own ? [own, ...fitting.filter((d) => d !== own)] : fitting;
-}
-
-export function checkArity(operator: Op, count: number, where: string): void {
-  switch (operators[operator].arity) {
-    case "two":
-      if (count !== 2) fail(Codes.RequiredTwoValues, `${operator} takes exactly two values`, where);
-      return;
-    case "oneOrMore":
-      if (count < 1) fail(Codes.RequiredValues, `${operator} takes one or more values`, where);
-      return;
-    case "none":
-      if (count !== 0) fail(Codes.NotRequiredValues, `${operator} takes no values`, where);
-      return;
-    case "one":
-      if (count !== 1) fail(requiredOneValue(operator), `${operator} takes exactly one value`, where);
-  }
 }
 
 export function checkCombination(dataType: DataType, operator: Op, where: string): void {

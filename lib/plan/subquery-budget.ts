@@ -5,7 +5,7 @@
 // 400 subqueries, 11.7 s on PostgreSQL over 600 customers (issue #18, found by the fuzzer).
 // Counted on the plan, where collections are known, so every target refuses the same requests.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { type QpCaps, capDefaults } from "../policy/options.js";
+import { type QpCaps, capDefaults } from "../limits/caps.js";
 import type { OrderKey, Predicate } from "./nodes.js";
 
 export type PlanLimits = Pick<QpCaps, "maxSubqueries">;

@@ -7,7 +7,7 @@
 // `Tenant:<own id>` rules only; every other rule is someone else's, or everyone's.
 import { PolicyErrorCode, PolicyException } from "../errors/policy-exception.js";
 import { QpSubjectKind } from "../shapes/policy-enums.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpLintFinding } from "./lint-policy.js";
 import type { QpRule } from "../rules/rule.js";
 

@@ -10,10 +10,9 @@ import { PolicyEffect, PolicyFeature, PolicyLevel, singleFeatures } from "../sha
 import type { FilterPlan } from "../plan/nodes.js";
 import { forcedClause } from "./transform-plan.js";
 import { runBuild } from "../pipeline/driver.js";
-import { PolicyGuard } from "./policy-guard.js";
-import type { QpPolicyEngine } from "./engine.js";
-import { appliesTo } from "../rules/compiled-rules.js";
-import type { QpPolicyContext } from "./context.js";
+import { type GuardEngine, PolicyGuard } from "./policy-guard.js";
+import { appliesTo } from "./compiled-rules.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { Decision } from "./decide.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type PolicyMember, policyMember, reference } from "./references.js";
@@ -245,7 +244,7 @@ export interface SimulateResponse { clause: unknown; filter: Filter; sql: string
  * The pipeline stopped at the plan, under the caller's guard: sanitized and compiled, executing
  * nothing, recording no audit event and charging no budget.
  */
-export async function simulateOf(engine: QpPolicyEngine, context: QpPolicyContext, entity: string, filter: unknown, dataSource: DataSource): Promise<SimulateResponse> {
+export async function simulateOf(engine: GuardEngine, context: QpPolicyContext, entity: string, filter: unknown, dataSource: DataSource): Promise<SimulateResponse> {
   const root = entityClass(engine.options, entity);
   const shape = filter ?? {};
   const source = dataSource.getRepository(root).createQueryBuilder("root");

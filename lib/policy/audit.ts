@@ -5,7 +5,7 @@
 // enforcement and refusal are one event with a count, so a request that names a field 460
 // times writes one event (count 460), not 460; at most MaxAuditEvents distinct events are kept,
 // and the uses past it are counted in one last event (action Truncated).
-import type { QpSubject } from "./context.js";
+import type { QpSubject } from "../shapes/policy-context.js";
 
 export interface QpAuditEvent {
   /** ISO-8601 time the query was sanitized. */

@@ -1,7 +1,7 @@
 // A query's cost (QpCost; caps.maxQueryCost): each use of a field costs its own weight and that of
 // every navigation crossed on the way to it. The sanitizer sums it per request, the schema endpoint
 // shows it per field; both read it here.
-import type { QpCaps } from "./options.js";
+import type { QpCaps } from "../limits/caps.js";
 import type { PolicyMember, Reference } from "./references.js";
 
 /** A member's weight: its QpCost, or the default field cost. */

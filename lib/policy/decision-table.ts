@@ -1,9 +1,9 @@
 // Decisions for one (snapshot identity, subject set): memoised per member and feature, so a
 // guarded query does no rule matching on the hot path once a caller's kind has been seen.
-import type { CompiledRules } from "../rules/compiled-rules.js";
-import { roleConflict } from "../rules/compiled-rules.js";
+import type { CompiledRules } from "./compiled-rules.js";
+import { roleConflict } from "./compiled-rules.js";
 import type { PolicyFeature } from "../shapes/policy-enums.js";
-import type { QpPolicyContext, QpSubject } from "./context.js";
+import type { QpPolicyContext, QpSubject } from "../shapes/policy-context.js";
 import { type Decision, attributeSources, decide } from "./decide.js";
 import type { PolicyMember } from "./references.js";
 

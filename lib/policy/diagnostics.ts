@@ -4,7 +4,7 @@
 // a dry run collects what it would have refused (enforced: false) instead of throwing.
 import { PolicyFeature } from "../shapes/policy-enums.js";
 import type { QpAuditEvent } from "./audit.js";
-import type { QpSubject } from "./context.js";
+import type { QpSubject } from "../shapes/policy-context.js";
 import type { PolicyMember } from "./references.js";
 import type { PolicyTraceEntry } from "./trace.js";
 import type { TransformStep } from "./transform-actions.js";

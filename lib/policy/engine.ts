@@ -2,18 +2,20 @@
 // independent engines may live in one process (tests, hosts with two data sources); QpPolicy
 // is the process-wide default and keeps the spec's configure-once rule.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { QpPolicyContext, type QpPolicyProviders } from "./context.js";
+import { QpPolicyContext } from "../shapes/policy-context.js";
+import { type QpPolicyProviders } from "./providers.js";
 import type { DataSource } from "typeorm";
 import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
 import { type DecisionTable, DecisionTables } from "./decision-table.js";
 import { checkRuleTarget } from "./rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
-import { type QpPolicyHealth, RuleSnapshots } from "../rules/snapshot.js";
+import { type QpPolicyHealth, RuleSnapshots } from "./snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKey } from "../rules/rule.js";
 import { assertValidPolicy } from "./validate-policy.js";
 import { GuardedCaches } from "./guarded-caches.js";
 import { type QpLintFinding, type QpLintOptions, lintPolicy, reportLint } from "./lint-policy.js";
-import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, QpConfigurationError, bindPolicySection, resolveGuessBudget, resolveOptions } from "./options.js";
+import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveGuessBudget, resolveOptions } from "./options.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 
 export class QpPolicyEngine {
   readonly options: QpPolicyOptions;

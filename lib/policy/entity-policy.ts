@@ -1,18 +1,13 @@
 // An entity's decorators compiled once into per-member policies: aliases both ways, operator
 // limits, costs, forced and required predicates. Rebuilt only when the registry changes.
-import { type QpAttribute, qpRegistry } from "../registry/qp-registry.js";
+import { type MemberPolicy, type QpAttribute, qpRegistry } from "../registry/qp-registry.js";
+
+export type { MemberPolicy };
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { MemberScope } from "../model/entity-model.js";
 import { type FieldKind, dataTypeOfKind } from "../model/field-kind.js";
 import { Operator } from "../shapes/enums.js";
 import { operatorsOf } from "../shapes/operator-table.js";
-
-export interface MemberPolicy {
-  readonly owner: Function;
-  readonly property: string;
-  readonly attributes: readonly QpAttribute[];
-  readonly alias: string | null;
-}
 
 export interface ClassPolicy {
   readonly target: Function;

@@ -3,12 +3,27 @@
 // never answer each other's requests and a host can drop one engine's plans without touching
 // another's. Their bytes are charged to the process-wide plan budget (cacheBudgets.plans,
 // bounded-cache.ts) all the same: a bound per engine would multiply with the number of engines.
-import { PlanCache, digestOf } from "../api/plan-cache.js";
+import { PlanCache, digestOf } from "../cache/plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { DecisionTable } from "./decision-table.js";
 import type { SanitizedShape } from "./sanitized-shapes.js";
-import type { GuardedPlan } from "./policy-guard.js";
+import type { Planned } from "../pipeline/driver.js";
+import type { QpAuditEvent } from "./audit.js";
+import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
+
+/** What the policy decided for one request: what a guarded plan cache keeps beside the statements. */
+export interface GuardDecision {
+  readonly sanitized: SanitizeResult;
+  readonly audited: readonly QpAuditEvent[];
+  /** The request's guesses per stored column (guess-budget.ts): charged before every run, cached plan or not. */
+  readonly guesses: readonly GuessedColumn[];
+  /** Where these decisions are offered for reuse by requests of the same shape (sanitized-shapes.ts); null: not offered. */
+  readonly shapeKey: string | null;
+}
+
+/** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */
+export type GuardedPlan = Planned<GuardDecision>;
 
 export class GuardedCaches {
   /**

@@ -14,7 +14,7 @@ import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
 import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { QpPolicyEngine } from "./engine.js";
 import type { SanitizeResult } from "./sanitize.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
@@ -25,7 +25,8 @@ import { fromJson } from "../parse/reader.js";
 import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
 import type { DeepPartialShape, Condition, ConditionGroup, GroupBy, OrderBy, PageBy } from "../shapes/shapes.js";
 import { refuseMaterialized, refuseUnprotected } from "./guarded-builders.js";
-import { type GuardDecision, PolicyGuard, builtTraces } from "./policy-guard.js";
+import { PolicyGuard, builtTraces } from "./policy-guard.js";
+import type { GuardDecision } from "./guarded-caches.js";
 
 /** The policy trace of a builder made by a guarded query (filter, where, summary, …): decided when it was built. */
 export function policyTraceOf(built: SelectQueryBuilder<ObjectLiteral> | DynamicQuery): PolicyTrace | undefined {

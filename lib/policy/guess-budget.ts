@@ -13,7 +13,7 @@
 // a whole, so no statement runs.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpLedgerUnavailable } from "../budget/ledger.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpGuessBudget } from "./options.js";
 import type { GuessedColumn } from "./sanitize.js";
 

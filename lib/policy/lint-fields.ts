@@ -7,10 +7,29 @@ import { Aggregator, Operator } from "../shapes/enums.js";
 import type { DecisionTable } from "./decision-table.js";
 import { whereOperatorsOf } from "./entity-policy.js";
 import { equalityOperators, inferenceGuardOf, rangeOperators } from "./inference.js";
-import type { QpLintFinding } from "./lint-policy.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyMember } from "./references.js";
 import { outputChainOf } from "./sanitize.js";
+
+export type QpLintSeverity = "error" | "warning" | "info";
+
+export interface QpLintFinding {
+  /** Stable: tests, suppressions and dashboards key on it. */
+  readonly code: string;
+  readonly severity: QpLintSeverity;
+  /** The entity's public name (its class name when not exposed). */
+  readonly entity: string;
+  /** The field's public path, or null for an entity-wide finding. */
+  readonly field: string | null;
+  /** The feature the hole is in (Order, Where, Aggregate, …), or null. */
+  readonly feature: string | null;
+  /** Who it concerns: "everyone", or the rules' subject ("Role:analyst"). */
+  readonly subject: string;
+  /** What makes it: "QpMask on Customer.email", "rule analyst-initials", "options.caps.minGroupSize". */
+  readonly source: string;
+  readonly why: string;
+  readonly fix: string;
+}
 
 export interface FieldToLint {
   readonly entity: string;

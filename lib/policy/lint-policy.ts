@@ -6,37 +6,20 @@
 // one field live in lint-fields.ts; those of forced predicates, entities and rules here.
 import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
 import { type MemberScope, modelOfClass } from "../model/entity-model.js";
-import { CompiledRules, ruleTarget } from "../rules/compiled-rules.js";
+import { CompiledRules, ruleTarget } from "./compiled-rules.js";
 import type { QpRule } from "../rules/rule.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import { Operator } from "../shapes/enums.js";
-import { QpPolicyContext } from "./context.js";
+import { QpPolicyContext } from "../shapes/policy-context.js";
 import { DecisionTable } from "./decision-table.js";
 import { classPolicyOf, describeSource, operatorLimitOf } from "./entity-policy.js";
 import { navigationRefusal } from "./tenant-navigation.js";
-import { type QpPolicyOptions, QpConfigurationError } from "./options.js";
+import { type QpPolicyOptions } from "./options.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 import { policyMember } from "./references.js";
-import { lintField } from "./lint-fields.js";
+import { type QpLintFinding, type QpLintSeverity, lintField } from "./lint-fields.js";
 
-export type QpLintSeverity = "error" | "warning" | "info";
-
-export interface QpLintFinding {
-  /** Stable: tests, suppressions and dashboards key on it. */
-  readonly code: string;
-  readonly severity: QpLintSeverity;
-  /** The entity's public name (its class name when not exposed). */
-  readonly entity: string;
-  /** The field's public path, or null for an entity-wide finding. */
-  readonly field: string | null;
-  /** The feature the hole is in (Order, Where, Aggregate, …), or null. */
-  readonly feature: string | null;
-  /** Who it concerns: "everyone", or the rules' subject ("Role:analyst"). */
-  readonly subject: string;
-  /** What makes it: "QpMask on Customer.email", "rule analyst-initials", "options.caps.minGroupSize". */
-  readonly source: string;
-  readonly why: string;
-  readonly fix: string;
-}
+export type { QpLintFinding, QpLintSeverity };
 
 export interface QpLintOptions {
   /** The context values the host's claims mapping provides: a forced predicate naming another is a finding. */

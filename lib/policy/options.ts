@@ -2,60 +2,10 @@
 // startup), hash salt, token vault and the entity catalogue. `addQpPolicies` binds the
 // `QueryLib.Policies` configuration section, refusing unknown keys, bad time spans and caps
 // below their minimum.
-import { PolicyErrorCode, PolicyException } from "../errors/policy-exception.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
+import { type QpCaps, capDefaults, capMaximum, capMinimum } from "../limits/caps.js";
 import { QpTier, StoreFailureMode } from "../shapes/policy-enums.js";
 
-export interface QpCaps {
-  maxPageSize: number;
-  maxConditions: number;
-  maxOrderFields: number;
-  maxNavigationDepth: number;
-  maxQueryCost: number;
-  defaultFieldCost: number;
-  maxAuditEvents: number;
-  minGroupSize: number;
-  schemaDepth: number;
-  schemaCycleLimit: number;
-  maxSchemaFields: number;
-  // Bounds of every request, guarded or not (unguarded ones by capDefaults), checked while parsing.
-  /** Levels of sub-groups below a root group (where, having, a set's group); also nesting inside one value. */
-  maxGroupDepth: number;
-  maxConditionSets: number;
-  /** Conditions in one request: where, having and every set together. */
-  maxRequestConditions: number;
-  /** Sub-groups in one request. */
-  maxConditionGroups: number;
-  maxValuesPerList: number;
-  /** UTF-16 code units of one text value (an array or object value: of its JSON text). */
-  maxValueLength: number;
-  /** Entries of one selects, orders, groupBy.fields or groupBy.aggregateBy list. */
-  maxFieldsPerList: number;
-  /** Dot-separated segments of one field path. */
-  maxPathSegments: number;
-  /** Correlated subqueries of one statement, counted on the plan (see plan/subquery-budget.ts). */
-  maxSubqueries: number;
-  /**
-   * Under inferenceProtection, the values one request may test against one field the caller sees
-   * transformed: every Equal/IEqual value, In/IIn element and range bound, summed over Or branches,
-   * sub-groups, Segment sets and Summary Where and Having (an allowance per request and field
-   * since #42; it was per In list before, hence the name).
-   */
-  maxProtectedInValues: number;
-  /** Values of the In (any list) that satisfies a QpRequireWhere: a longer list does not narrow and satisfies nothing. */
-  maxRequiredInValues: number;
-}
-
-export const capDefaults: Readonly<QpCaps> = Object.freeze({
-  maxPageSize: 1000, maxConditions: 50, maxOrderFields: 10, maxNavigationDepth: 4, maxQueryCost: 1000,
-  defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
-  maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
-  maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16, maxProtectedInValues: 10,
-  maxRequiredInValues: 10,
-});
-
-const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);
-/** Parsing and every later stage recurse once per group level; deeper than this could overflow the stack. */
-const capMaximum = (cap: keyof QpCaps) => (cap === "maxGroupDepth" ? 256 : Number.MAX_SAFE_INTEGER);
 
 /** The public name → entity class catalogue; entities are found by API callers only by these names. */
 export class QpEntityCatalogue {
@@ -166,51 +116,6 @@ export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entit
   refreshInterval?: number | string;
   entities?: QpEntityCatalogue;
 };
-
-/** A startup failure (or one at the first guarded use of an unexposed entity): the message says what to fix, `code` which rule. */
-export class QpConfigurationError extends Error {
-  constructor(message: string, readonly code = "InvalidConfiguration") {
-    super(message);
-    this.name = "QpConfigurationError";
-  }
-
-  /** A QpPolicyConfigurationError (a PolicyException) is a QpConfigurationError too. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return Function.prototype[Symbol.hasInstance].call(this, value) || (this === QpConfigurationError && value instanceof QpPolicyConfigurationError);
-  }
-}
-
-/**
- * A configuration failure whose code is a policy code (MissingHashSalt 21, MissingTokenVault 22,
- * AmbiguousFieldName 13): raised at startup as before, but a PolicyException with its numeric
- * `errorCode`, so a handler that catches PolicyException by errorCode meets it; `instanceof
- * QpConfigurationError` holds too. Its message is the configuration message, without the
- * "Name (n): " prefix of a query's PolicyException.
- */
-export class QpPolicyConfigurationError extends PolicyException {
-  constructor(errorCode: PolicyErrorCode, message: string) {
-    super(errorCode, message);
-    this.message = message;
-    this.name = "QpConfigurationError";
-  }
-}
-
-/** The PolicyErrorCode named `code`, if it names one. */
-export function policyCodeOf(code: string): PolicyErrorCode | undefined {
-  const value = (PolicyErrorCode as unknown as Record<string, unknown>)[code];
-  return typeof value === "number" ? (value as PolicyErrorCode) : undefined;
-}
-
-/** A configuration error with this code: a QpPolicyConfigurationError when the code is a policy code, else a QpConfigurationError. */
-export function configurationError(message: string, code: string): QpConfigurationError {
-  const errorCode = policyCodeOf(code);
-  return (errorCode === undefined ? new QpConfigurationError(message, code) : new QpPolicyConfigurationError(errorCode, message)) as QpConfigurationError;
-}
-
-/** The same configuration error (class, code and what it carries) with another message. */
-export function reworded(error: QpConfigurationError, message: string): QpConfigurationError {
-  return Object.assign(configurationError(message, error.code), { ...error });
-}
 
 /** "hh:mm:ss" (hours may exceed 23; seconds may have a fraction) or milliseconds. */
 export function parseTimeSpan(value: unknown, key: string): number {

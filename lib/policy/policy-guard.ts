@@ -5,23 +5,23 @@
 // names, trace) and records the request's audit events when it ends. It never runs a stage: the
 // driver does, once, for every guarded path (rows, statements, builders, simulate).
 import { type ObjectLiteral, SelectQueryBuilder } from "typeorm";
-import { valuesKey } from "../api/plan-cache.js";
+import { valuesKey } from "../cache/plan-cache.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { PathLookup } from "../plan/path-lookup.js";
 import type { Predicate } from "../plan/nodes.js";
 import type { Filter, Segment } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
-import type { Planned, PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
+import type { PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
 import { type ParsedShape, type ShapePlan, parseShape } from "../pipeline/stages.js";
 import { type QuerySource, type ResolvedSource, modelOfArray, resolveSource } from "../pipeline/source.js";
 import { DynamicQuery } from "../api/dynamic-query.js";
-import type { QpPolicyContext } from "./context.js";
-import type { QpPolicyEngine } from "./engine.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
+import type { GuardDecision, GuardedCaches, GuardedPlan } from "./guarded-caches.js";
 import type { DecisionTable } from "./decision-table.js";
 import { type QpAuditEvent, recordAudit } from "./audit.js";
 import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
-import { sanitize } from "./sanitize-request.js";
+import { type SanitizeSource, sanitize } from "./sanitize-request.js";
 import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
 import { forcedPredicates, transformPlan } from "./transform-plan.js";
@@ -30,18 +30,10 @@ import { refusedAuditEvents } from "./refused-audit.js";
 import { pinForcedScope } from "./guarded-builders.js";
 import { chargeGuessBudget } from "./guess-budget.js";
 
-/** What the policy decided for one request: what a guarded plan cache keeps beside the statements. */
-export interface GuardDecision {
-  readonly sanitized: SanitizeResult;
-  readonly audited: readonly QpAuditEvent[];
-  /** The request's guesses per stored column (guess-budget.ts): charged before every run, cached plan or not. */
-  readonly guesses: readonly GuessedColumn[];
-  /** Where these decisions are offered for reuse by requests of the same shape (sanitized-shapes.ts); null: not offered. */
-  readonly shapeKey: string | null;
+/** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
+export interface GuardEngine extends SanitizeSource {
+  readonly caches: GuardedCaches;
 }
-
-/** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */
-export type GuardedPlan = Planned<GuardDecision>;
 
 const noGuesses: readonly GuessedColumn[] = [];
 
@@ -56,7 +48,7 @@ export interface PolicyGuardOptions {
 }
 
 export class PolicyGuard implements QueryGuard<GuardDecision> {
-  readonly limits: QpPolicyEngine["options"]["caps"];
+  readonly limits: GuardEngine["options"]["caps"];
   private decisions: DecisionTable | undefined;
   private values: string | null | undefined;
   /** Every audit event of this request's decisions, also of a refused one. */
@@ -65,7 +57,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   private forced: readonly Predicate[] = [];
 
   constructor(
-    private readonly engine: QpPolicyEngine,
+    private readonly engine: GuardEngine,
     private readonly context: QpPolicyContext,
     private readonly source: unknown,
     private readonly kind: ShapeKind,
@@ -95,8 +87,9 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    * sanitized for the very same caller.
    */
   planStore(_model: EntityModel, kind: ShapeKind, request: string, getQueryString: boolean): PlanStore<GuardDecision> | null {
-    this.values = valuesKey(this.context.values);
-    const key = this.engine.caches.key(this.decisions!, this.values, kind, request, getQueryString);
+    const values = valuesKey(this.context.values);
+    this.values = values;
+    const key = this.engine.caches.key(this.decisions!, values, kind, request, getQueryString);
     return key === null ? null : { cache: this.engine.caches.plans, key };
   }
 

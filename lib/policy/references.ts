@@ -2,7 +2,7 @@
 // aliases and members, so a case variant, an alias or any navigation path that reaches a
 // member is the same member, with the same decision.
 import { qpRegistry } from "../registry/qp-registry.js";
-import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
+import { BoundedCache, cacheBudgets, estimateBytes } from "../cache/bounded-cache.js";
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { EntityModel, Member, MemberScope } from "../model/entity-model.js";

@@ -11,9 +11,9 @@ import type { ShapeKind } from "../parse/parse-shapes.js";
 import { PolicyAction, PolicyFeature } from "../shapes/policy-enums.js";
 import type { ConditionGroup, Filter, Segment, Summary } from "../shapes/shapes.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
-import { bySort } from "../plan/build-predicate.js";
+import { bySort } from "../validate/shape-checks.js";
 import type { QpAuditEvent } from "./audit.js";
-import type { QpSubject } from "./context.js";
+import type { QpSubject } from "../shapes/policy-context.js";
 import { type PolicyMember, type Reference, reference } from "./references.js";
 import { columnsOf } from "./sanitize.js";
 

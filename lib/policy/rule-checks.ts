@@ -5,7 +5,7 @@
 import { PolicyEffect, PolicyLevel, singleFeatures, PolicyFeature } from "../shapes/policy-enums.js";
 import { maskNeedsProblem } from "../transform/apply.js";
 import { modelOfClass } from "../model/entity-model.js";
-import { ruleTarget, textMaskMismatch } from "../rules/compiled-rules.js";
+import { ruleTarget, textMaskMismatch } from "./compiled-rules.js";
 import { type QpRule, rejectRule } from "../rules/rule.js";
 import { attributeSources } from "./decide.js";
 import { classPolicyOf } from "./entity-policy.js";

@@ -1,15 +1,21 @@
 // One parsed request through the policy: a Sanitizer for the caller's decisions, run for the
 // request's kind. Shared by the guarded queries (guarded.ts) and the engine's own dry runs
 // (engine.ts), which is why it is neither of them.
-import type { QpPolicyEngine } from "./engine.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyOptions } from "./options.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { DecisionTable } from "./decision-table.js";
 import type { QpAuditEvent } from "./audit.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
-import type { ParsedShape } from "../pipeline/stages.js";
+import type { ParsedShape } from "../parse/parse-shapes.js";
 import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, sanitizeSummary } from "./sanitize.js";
+
+/** What sanitizing reads of an engine: its options and the caller's decisions (not the engine itself). */
+export interface SanitizeSource {
+  readonly options: QpPolicyOptions;
+  decisionsAsync(context: QpPolicyContext): Promise<DecisionTable>;
+}
 
 /**
  * Sanitizes a parsed request; nothing is recorded on the context here (the guarded query records
@@ -17,7 +23,7 @@ import { type SanitizeResult, Sanitizer, sanitizeFilter, sanitizeSegment, saniti
  * also when it throws (a refused request's events are rebuilt from them: refused-audit.ts).
  */
 export async function sanitize(
-  engine: QpPolicyEngine, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, decisions?: DecisionTable,
+  engine: SanitizeSource, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, decisions?: DecisionTable,
   collect?: QpAuditEvent[],
 ): Promise<SanitizeResult & { audited: readonly QpAuditEvent[] }> {
   const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));

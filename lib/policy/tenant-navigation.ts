@@ -28,7 +28,7 @@ import type { EntityModel } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
 import type { Aggregate, ColumnRef, GroupKey, HavingPredicate, OrderKey, Predicate, SummaryPlan } from "../plan/nodes.js";
-import type { ShapePlan } from "../pipeline/stages.js";
+import type { ShapePlan } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
 import { type MemberPolicy, classPolicyOf, describeSource } from "./entity-policy.js";
 

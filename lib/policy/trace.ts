@@ -1,29 +1,7 @@
-// The policy trace every guarded result carries: for each field touched, what was done, at
-// which level, by which source — enough to answer "why is this column missing?".
-import type { PolicyAction, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
+// Copies of the policy trace (its shape: shapes/policy-trace.ts).
+import type { PolicyTrace, PolicyTraceEntry } from "../shapes/policy-trace.js";
 
-export interface PolicyTraceEntry {
-  /** The public path as the caller sees it. */
-  readonly field: string;
-  /** Where, Select, Order, Group, Aggregate, Segment; "Page" and "Query" for request-wide steps. */
-  readonly feature: string;
-  readonly action: PolicyAction;
-  readonly level: PolicyLevel | null;
-  readonly source: string;
-  /** false only in dry run, for an action that would have been taken. */
-  readonly enforced: boolean;
-  readonly reason?: string;
-  /** For a member whose values are transformed by its decorators: each step that applies, in chain order. */
-  readonly transforms?: readonly { readonly action: PolicyAction; readonly source: string }[];
-}
-
-export interface PolicyTrace {
-  readonly tier: QpTier;
-  readonly dryRun: boolean;
-  readonly snapshotVersion: number;
-  readonly cost: number;
-  readonly entries: PolicyTraceEntry[];
-}
+export type { PolicyTrace, PolicyTraceEntry };
 
 /** An entry a caller may change without touching the one it was copied from. */
 export const copyEntry = (e: PolicyTraceEntry): PolicyTraceEntry => (e.transforms ? { ...e, transforms: e.transforms.map((t) => ({ ...t })) } : { ...e });

@@ -19,7 +19,7 @@ import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
-import type { ShapePlan } from "../pipeline/stages.js";
+import type { ShapePlan } from "../plan/nodes.js";
 import { withoutImpliedBy } from "./implied-by-forced.js";
 import { scopedHops } from "./tenant-navigation.js";
 

@@ -5,7 +5,7 @@
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { FilterResult } from "../shapes/results.js";
 import { applyTransforms } from "../transform/apply.js";
-import type { QpPolicyContext } from "./context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpPolicyOptions } from "./options.js";
 import { applyRenames, renameKeys } from "./renames.js";
 import type { SanitizeResult } from "./sanitize.js";

@@ -11,7 +11,8 @@ import { aliasCollisions, classPolicyOf } from "./entity-policy.js";
 import { isTransformAttribute, transformChainOf } from "../transform/field-transforms.js";
 import { maskNeedsProblem } from "../transform/apply.js";
 import { PolicyErrorCode } from "../errors/policy-exception.js";
-import { type QpPolicyOptions, QpConfigurationError, configurationError, policyCodeOf } from "./options.js";
+import { type QpPolicyOptions } from "./options.js";
+import { QpConfigurationError, configurationError, policyCodeOf } from "../errors/configuration-error.js";
 
 export interface QpPolicyProblem {
   /** A PolicyErrorCode's name (the error a query would have met) or a configuration code. */

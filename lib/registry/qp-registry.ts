@@ -59,6 +59,14 @@ export type QpAttribute = Common & (
   | { readonly kind: "audit"; readonly features: PolicyFeature }
 );
 
+/** A member's attributes as the policy reads them (policy/entity-policy.ts builds them per class). */
+export interface MemberPolicy {
+  readonly owner: Function;
+  readonly property: string;
+  readonly attributes: readonly QpAttribute[];
+  readonly alias: string | null;
+}
+
 export interface QpEntityOptions {
   readonly requirePolicy?: boolean;
   readonly overridable?: boolean;

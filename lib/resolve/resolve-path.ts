@@ -1,4 +1,4 @@
-import { BoundedCache, cacheBudgets, estimateBytes } from "../api/bounded-cache.js";
+import { BoundedCache, cacheBudgets, estimateBytes } from "../cache/bounded-cache.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { EmbeddedMember, EntityModel, Member, MemberScope } from "../model/entity-model.js";
 import type { Hop, PathEnd, ResolvedPath } from "./resolved-path.js";

@@ -1,20 +1,14 @@
 // A field path resolved against the model: the relations it crosses and what it ends on.
 // Only names found in metadata survive resolution; the request's spelling never reaches SQL.
 import type { ColumnMember, EmbeddedMember, EntityModel, RelationMember } from "../model/entity-model.js";
-import type { Predicate } from "../plan/nodes.js";
 
 export interface Hop {
   readonly kind: "reference" | "collection";
   readonly member: RelationMember;
   readonly from: EntityModel;
   readonly to: EntityModel;
-  /**
-   * The forced predicates (QpForceWhere) of `to`, on `to`'s own columns, that every row this hop
-   * reaches must satisfy: a guarded plan puts them on each hop into a scoped entity
-   * (policy/tenant-navigation.ts); the join's ON, the EXISTS' WHERE and the in-memory evaluator
-   * apply them, so a row outside the caller's scope is as absent as a missing one.
-   */
-  readonly scope?: readonly Predicate[];
+  // `scope`, the forced predicates a guarded plan puts on the hop, is declared by plan/nodes.ts
+  // (a plan node, so this stage does not read the plan).
 }
 
 export type PathEnd =

@@ -3,7 +3,7 @@
 // is newer than its own. Polling every RefreshInterval stays the fallback, so a lost or missing
 // channel only slows propagation down. One connection per channel and database (or Redis
 // client) serves every engine of a process; it never keeps the process alive by itself.
-import { QpConfigurationError } from "../policy/options.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 
 /** What a notification carries: the snapshot identity after a committed write, never the rules. */
 export interface QpRuleChange {

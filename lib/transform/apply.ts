@@ -3,7 +3,7 @@
 // vault call per page and scope, and a vault failure fails the query.
 import { MaskStrategy } from "../shapes/policy-enums.js";
 import { PolicyErrorCode, PolicyException, policyError } from "../errors/policy-exception.js";
-import type { QpPolicyContext } from "../policy/context.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { applyTextMask, format, generalize, hmac, truncate } from "./strategies.js";
 import type { TransformChain } from "./field-transforms.js";
 import type { IQpTokenVault } from "./vault.js";

@@ -3,8 +3,8 @@
 import type { GeneralizeOptions, IValueTransformer, MaskOptions, QpAttribute } from "../registry/qp-registry.js";
 import { MaskStrategy } from "../shapes/policy-enums.js";
 import type { FieldKind } from "../model/field-kind.js";
-import type { MemberPolicy } from "../policy/entity-policy.js";
-import { QpConfigurationError } from "../policy/options.js";
+import type { MemberPolicy } from "../registry/qp-registry.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 import { type MaskPattern, admitMaskPattern, compiledMaskPattern } from "./linear-regex.js";
 
 export interface TransformChain {

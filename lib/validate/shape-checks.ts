@@ -1,11 +1,44 @@
-// Shape-only checks (no metadata): sort uniqueness, value counts, paging, empty selects,
-// intersections. Under a guard they run before any field is looked at, so a caller learns
-// nothing about a denied field from the order of errors.
-import { Codes, fail } from "../errors/codes.js";
+// Shape-only checks (no metadata): sort uniqueness, value counts (each operator's arity), paging,
+// empty selects, intersections. Under a guard they run before any field is looked at, so a caller
+// learns nothing about a denied field from the order of errors. plan/ runs the same checks.
+import { Codes, fail, requiredOneValue } from "../errors/codes.js";
+import type { Operator } from "../shapes/enums.js";
+import { operators } from "../shapes/operator-table.js";
 import type { ConditionGroup, Filter, PageBy, Segment, Summary } from "../shapes/shapes.js";
-import { bySort, checkUniqueSorts } from "../plan/build-predicate.js";
-import { checkArity } from "../plan/operator-rules.js";
-import { checkPage } from "../shapes/page.js";
+
+export function checkUniqueSorts(items: readonly { sort: number }[], code: string, where: string): void {
+  const seen = new Set<number>();
+  for (const item of items) {
+    if (seen.has(item.sort)) fail(code, `sort ${item.sort} appears twice`, where);
+    seen.add(item.sort);
+  }
+}
+
+export const bySort = <T extends { sort: number }>(items: readonly T[]): T[] =>
+  items.map((item, index) => ({ item, index })).sort((a, b) => a.item.sort - b.item.sort || a.index - b.index).map((e) => e.item);
+
+export function checkArity(operator: Operator, count: number, where: string): void {
+  switch (operators[operator].arity) {
+    case "two":
+      if (count !== 2) fail(Codes.RequiredTwoValues, `${operator} takes exactly two values`, where);
+      return;
+    case "oneOrMore":
+      if (count < 1) fail(Codes.RequiredValues, `${operator} takes one or more values`, where);
+      return;
+    case "none":
+      if (count !== 0) fail(Codes.NotRequiredValues, `${operator} takes no values`, where);
+      return;
+    case "one":
+      if (count !== 1) fail(requiredOneValue(operator), `${operator} takes exactly one value`, where);
+  }
+}
+
+export function checkPage(page: PageBy | null | undefined, where = "page"): PageBy | null {
+  if (!page) return null;
+  if (page.pageNumber < 1) fail(Codes.InvalidPageNumber, "pageNumber must be at least 1", `${where}.pageNumber`);
+  if (page.pageSize < 1) fail(Codes.InvalidPageSize, "pageSize must be at least 1", `${where}.pageSize`);
+  return page;
+}
 
 export function checkGroupShape(group: ConditionGroup, where: string): void {
   checkUniqueSorts(group.conditions, Codes.ConditionsUniqueSort, `${where}.conditions`);

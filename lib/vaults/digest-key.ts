@@ -1,7 +1,7 @@
 // Shared vaults need one digest key across every process that uses them: a token is looked up by
 // HMAC(digestKey, scope, value), so the vault stores digests, never values, and two replicas find
 // the same token only if they share the key. Without it the vault could not be shared safely.
-import { QpConfigurationError } from "../policy/options.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
 
 export function checkDigestKey(vault: string, options: { digestKey?: unknown } | undefined): string {
   const key = options?.digestKey;

@@ -6,7 +6,7 @@ import {
   type ValidationError, validate,
 } from "class-validator";
 import { MaskStrategy, PolicyEffect, PolicyFeature, QpSubjectKind } from "../../lib/index.js";
-import { QpHttpError } from "../errors.js";
+import { QpHttpError, requireJsonObject } from "../errors.js";
 
 // class-validator runs a property's constraints in the order they are registered, i.e. from the
 // decorator nearest the property outwards; the type check sits nearest, so with stopAtFirstError a
@@ -99,14 +99,6 @@ function describe(errors: readonly ValidationError[], prefix = ""): { property: 
     ...(e.constraints ? [{ property: prefix + e.property, problems: Object.values(e.constraints) }] : []),
     ...describe(e.children ?? [], `${prefix}${e.property}.`),
   ]);
-}
-
-/** The body as a JSON object, or 400 InvalidRequestBody (no body, an array, a string, a number, null); hosts' query routes use it too. */
-export function requireJsonObject(body: unknown): Record<string, unknown> {
-  if (body === null || body === undefined || typeof body !== "object" || Array.isArray(body)) {
-    throw new QpHttpError(400, "InvalidRequestBody", "the request body must be a JSON object (content-type: application/json)");
-  }
-  return body as Record<string, unknown>;
 }
 
 /** Reads a body into a DTO: object check, case-insensitive keys, normalized enum names, class-validator. */

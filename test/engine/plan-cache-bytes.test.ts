@@ -11,7 +11,7 @@ import vm from "node:vm";
 import fc from "fast-check";
 import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
 import { applyPolicy, toListAsync, toStatements } from "../../lib/index.js";
-import { BoundedCache, CacheBudget, cacheBudgets, digestOf, entryOverheadBytes, estimateBytes } from "../../lib/api/bounded-cache.js";
+import { BoundedCache, CacheBudget, cacheBudgets, digestOf, entryOverheadBytes, estimateBytes } from "../../lib/cache/bounded-cache.js";
 import { unguardedPlans } from "../../lib/api/to-list-async.js";
 import { GuardedCaches } from "../../lib/policy/guarded-caches.js";
 import { QpPolicyEngine } from "../../lib/policy/engine.js";

@@ -13,7 +13,7 @@
 import fc from "fast-check";
 import { modelOfClass, type EntityModel, type MemberScope } from "../../lib/model/entity-model.js";
 import { enumMembers as queryEnums } from "../../lib/shapes/enums.js";
-import { capDefaults } from "../../lib/policy/options.js";
+import { capDefaults } from "../../lib/limits/caps.js";
 
 export type Shape = Record<string, unknown>;
 

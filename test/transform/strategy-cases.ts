@@ -10,7 +10,7 @@ import { applyTextMask, format, generalize, hmac as hmacImpl, truncate } from ".
 import { compiledMaskPattern } from "../../lib/transform/linear-regex.js";
 import { applyTransforms } from "../../lib/transform/apply.js";
 import type { TransformChain } from "../../lib/transform/field-transforms.js";
-import { QpPolicyContext } from "../../lib/policy/context.js";
+import { QpPolicyContext } from "../../lib/shapes/policy-context.js";
 
 export interface StrategyCase {
   /** "MaskStrategy Full", "GeneralizeMode Round", "QpTruncate", "QpFormat", ... */

@@ -3,12 +3,12 @@
 import { type Member, modelOfClass } from "../model/entity-model.js";
 import { type FieldKind, textAssignableKinds } from "../model/field-kind.js";
 import { MaskStrategy, PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
-import type { QpPolicyContext } from "../policy/context.js";
-import type { DecisionSource } from "../policy/decide.js";
-import type { QpEntityCatalogue } from "../policy/options.js";
-import { type PolicyMember, reference } from "../policy/references.js";
-import type { QpRule } from "./rule.js";
-import { type QpRuleSnapshotData, snapshotIdentity } from "./store.js";
+import type { QpPolicyContext } from "../shapes/policy-context.js";
+import type { DecisionSource } from "./decide.js";
+import type { QpEntityCatalogue } from "./options.js";
+import { type PolicyMember, reference } from "./references.js";
+import type { QpRule } from "../rules/rule.js";
+import { type QpRuleSnapshotData, snapshotIdentity } from "../rules/store.js";
 
 export interface RuleTarget {
   readonly owner: Function;

@@ -3,13 +3,13 @@
 // member text can be assigned to), and no transformation on a navigation or an embedded member
 // (an object: text cannot be assigned to it, and its own members carry their own decorators).
 // Every entity reachable through navigations is checked too, since a query can reach it. Run
-// by the policy's validator (lib/policy/validate-policy.ts) for each exposed entity when an
+// by the policy's validator (validate-policy.ts) for each exposed entity when an
 // engine is built, and here at the first guarded use of any other entity, which meets the first
 // problem; cached per entity until a decorator is added.
 import { qpRegistry } from "../registry/qp-registry.js";
 import type { EntityModel } from "../model/entity-model.js";
-import { QpConfigurationError } from "../policy/options.js";
-import { collectProblems } from "../policy/validate-policy.js";
+import { QpConfigurationError } from "../errors/configuration-error.js";
+import { collectProblems } from "./validate-policy.js";
 
 const checked = new WeakMap<Function, number>();
 

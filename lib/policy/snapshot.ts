@@ -3,10 +3,10 @@
 // With a notification channel, a change announced by another replica is loaded at once.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { StoreFailureMode } from "../shapes/policy-enums.js";
-import type { QpPolicyOptions } from "../policy/options.js";
+import type { QpPolicyOptions } from "./options.js";
 import { CompiledRules } from "./compiled-rules.js";
-import { type IQpRuleStore, snapshotIdentity } from "./store.js";
-import type { IQpRuleNotifier, QpNotificationState, QpRuleChange, QpRuleChangeSubscriber, QpRuleSubscription } from "./notifications.js";
+import { type IQpRuleStore, snapshotIdentity } from "../rules/store.js";
+import type { IQpRuleNotifier, QpNotificationState, QpRuleChange, QpRuleChangeSubscriber, QpRuleSubscription } from "../rules/notifications.js";
 
 export interface QpPolicyHealth {
   readonly snapshotVersion: number;

@@ -1,6 +1,6 @@
 // The caller context: subjects (tenant, roles, user, custom) and named values. Unprepared
 // until the engine resolves it through its providers, once per request.
-import { QpSubjectKind } from "../shapes/policy-enums.js";
+import { QpSubjectKind } from "./policy-enums.js";
 
 export interface QpSubject {
   readonly kind: QpSubjectKind;
@@ -119,23 +119,4 @@ function readOnlyCopy(value: unknown, path: string, within: readonly object[]): 
   const copy: Record<string, unknown> = Object.create(prototype);
   for (const [key, item] of Object.entries(value)) copy[key] = readOnlyCopy(item, `${path}.${key}`, inner);
   return Object.freeze(copy);
-}
-
-/** Hooks an engine calls while preparing a context: extra subjects and values (claims, lookups). */
-export interface QpPolicyProviders {
-  resolveSubjects?(context: QpPolicyContext): Promise<readonly QpSubject[]> | readonly QpSubject[];
-  resolveValues?(context: QpPolicyContext): Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Where runtime rules live: in memory by default, or `new QpTypeOrmRuleStore(dataSource)`. */
-  ruleStore?: import("../rules/store.js").IQpRuleStore;
-  /**
-   * How engines in other processes hear of a rule change at once (`new QpRedisRuleNotifier(redis)`);
-   * default: the store's own (the relational store on PostgreSQL), else polling only.
-   */
-  ruleNotifier?: import("../rules/notifications.js").IQpRuleNotifier | null;
-  /** The clock snapshots age by (tests). */
-  clock?: () => number;
-  /** Where startup lint findings go (lint: "warn"): the host's logger; default console. */
-  logger?: { warn(message: string): void };
-  /** What the host knows that the linter cannot see: the context values its claims mapping provides. */
-  lintOptions?: import("./lint-policy.js").QpLintOptions;
 }
