@@ -70,6 +70,13 @@ forEachPolicyTarget("Policy: the key a typed Select adds to a reference (2.1.5 Â
         assert.deepEqual(plain(nested.data), wardOracle.wards.map((w) => ({ name: w.name, beds: w.beds.map(() => ({ ward: { name: w.name, id: w.id } })) })));
       });
 
+      it("a dry run adds no key the caller may not select either (it never widens what a caller sees unasked)", async () => {
+        const dry = new QpPolicyEngine({ tier, dryRun: true, entities: catalogue() });
+        await dry.upsertRuleAsync(denyWardId as never, "reference-keys-test");
+        const result = await run(ctx, Bed, await contextOf(dry, ["nowardkey"]), { ...beds12, selects: ["id", "ward.name"] });
+        assert.deepEqual(plain(result.data), bedsOf(1, 2).map((b) => ({ id: b.id, ward: { name: b.ward.name } })));
+      });
+
       it("a key the caller sees only transformed is not added (it would identify nothing)", async () => {
         const result = await run(ctx, Bed, await contextOf(engine, ["maskedwardkey"]), { ...beds12, selects: ["id", "ward.name"] });
         assert.deepEqual(plain(result.data), bedsOf(1, 2).map((b) => ({ id: b.id, ward: { name: b.ward.name } })));
