@@ -90,7 +90,7 @@ export function compileFilterFragments(alias: string, dialect: SqlDialect, plan:
   const rawScope = rawWhere ? new Scope(writer, alias, plan.root) : null;
   const { scope, text } = rawScope ? { scope: rawScope, text: rawWhere!(rawScope) } : compileWhere(writer, alias, plan.root, plan.where);
   const whereJoinCount = scope.joinList().length;
-  const projection = buildProjection(plan.root, plan.selects);
+  const projection = buildProjection(plan.root, plan.selects, plan.selectKeys);
   const selects: string[] = [];
   selectProjection(selects, scope, projection, []);
   const orders = orderTerms(scope, [...plan.orders, ...primaryKeyOrder(plan.root)]);

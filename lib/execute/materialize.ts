@@ -44,7 +44,10 @@ function readerOf(driver: Driver, node: ProjectionNode, typed: boolean): Reader 
 }
 
 function newReader(driver: Driver, node: ProjectionNode, typed: boolean): Reader {
-  const steps = node.columns.filter((c) => !c.hidden).map((c) => ({
+  // A typed result also returns the keys 2.1.5 adds below the root (ProjectionNode.keys), read
+  // as hidden columns on every target already.
+  const returned = (c: ProjectedColumn) => !c.hidden || (typed && node.keys.some((key) => key === c.member || (key.column !== null && key.column === c.member.column)));
+  const steps = node.columns.filter(returned).map((c) => ({
     alias: c.alias,
     hydrate: hydratorOf(driver, columnMetadataOf(c.member)),
     write: typed ? typedWrite(c.member) : dynamicWrite(c.member),

@@ -60,7 +60,7 @@ function pageOf<T>(rows: T[], page: PageBy | null): T[] {
 export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}, keep?: (row: Row) => boolean): FilterResult<T> {
   const matching = rows.filter((row) => (keep ? keep(row) : plan.where ? matches(row, plan.where) : true));
   const ordered = sortRows(matching, [...plan.orders, ...primaryKeyOrder(plan.root)], options);
-  const projection = buildProjection(plan.root, plan.selects);
+  const projection = buildProjection(plan.root, plan.selects, plan.selectKeys);
   const data = pageOf(ordered, plan.page).map((row) => project(row, projection, typed) as T);
   return pagedResult(plan.page, matching.length, data, getQueryString ? inMemoryQueryString : null);
 }
@@ -68,7 +68,7 @@ export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typ
 /** A detached copy with only the projected members, shaped as the database path shapes it. */
 function project(row: Row, node: ProjectionNode, typed: boolean): Row {
   const out: Row = typed ? Object.create((node.model.target as { prototype: object }).prototype) : {};
-  for (const column of node.visibleColumns()) {
+  for (const column of typed ? node.typedColumns() : node.visibleColumns()) {
     const parts = column.propertyPath.split(".");
     let at = out;
     let scope = node.model.scope;
@@ -99,7 +99,7 @@ const keyOf = (model: EntityModel, row: Row) => model.primaryKeys.map((k) => {
 }).join("");
 
 export function runSegmentInMemory<T>(rows: readonly Row[], plan: SegmentPlan, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> {
-  const filterPlan: FilterPlan = { root: plan.root, where: null, orders: plan.orders, page: plan.page, selects: plan.selects };
+  const filterPlan: FilterPlan = { root: plan.root, where: null, orders: plan.orders, page: plan.page, selects: plan.selects, ...(plan.selectKeys ? { selectKeys: plan.selectKeys } : {}) };
   if (plan.sets.length === 0) return runFilterInMemory<T>(rows, filterPlan, true, getQueryString, options);
   let keys = new Set<string>();
   plan.sets.forEach((set, i) => {

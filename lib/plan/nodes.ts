@@ -77,6 +77,8 @@ export interface FilterPlan {
   readonly page: PageBy | null;
   /** null: whole entities. */
   readonly selects: readonly ResolvedPath[] | null;
+  /** The keys a typed result adds below the root (plan/projection.ts SelectKeys): all when absent; a guard's plan always names them. */
+  readonly selectKeys?: ReadonlySet<string>;
 }
 
 export interface SegmentPlan {
@@ -85,6 +87,8 @@ export interface SegmentPlan {
   readonly orders: readonly OrderKey[];
   readonly page: PageBy | null;
   readonly selects: readonly ResolvedPath[] | null;
+  /** As FilterPlan.selectKeys. */
+  readonly selectKeys?: ReadonlySet<string>;
 }
 
 export interface GroupKey {

@@ -20,6 +20,13 @@ export interface ProjectedColumn {
 
 export class ProjectionNode {
   whole = false;
+  /**
+   * The primary keys a typed result returns beside this node's explicit members (2.1.5 §4.1:
+   * `contact.email` gives a contact with its email and its id; a collection's elements carry
+   * theirs; at every level below the root, never on the root, never in a dynamic row). Under a
+   * guard only the keys the caller may select as stored (buildProjection's `keys`).
+   */
+  keys: readonly ColumnMember[] = [];
   readonly explicit = new Map<string, ColumnMember>();
   readonly references = new Map<string, { hop: Hop; node: ProjectionNode }>();
   readonly collections = new Map<string, { hop: Hop; node: ProjectionNode }>();
@@ -40,6 +47,24 @@ export class ProjectionNode {
     if (this.explicit.size > 0) return [...this.explicit.values()];
     return this.whole ? allColumns(this.model.scope) : [];
   }
+
+  /** Columns returned in a typed result: the visible ones, then the keys 2.1.5 adds (§4.1). */
+  typedColumns(): readonly ColumnMember[] {
+    const visible = this.visibleColumns();
+    const added = this.keys.filter((key) => !visible.some((column) => column === key || (column.column !== null && column.column === key.column)));
+    return added.length === 0 ? visible : [...visible, ...added];
+  }
+}
+
+/**
+ * Which keys a typed Select adds (ProjectionNode.keys): every one (undefined, unguarded), or
+ * those whose path (keyPathOf) a guard lets the caller select as stored.
+ */
+export type SelectKeys = ReadonlySet<string> | undefined;
+
+/** The canonical path of a key below the root: the relations crossed, then the key ("orders.items.id"). */
+export function keyPathOf(hops: readonly Hop[], key: ColumnMember): string {
+  return [...hops.map((hop) => hop.member.name), key.propertyPath].join(".");
 }
 
 const scopeColumns = new WeakMap<MemberScope, readonly ColumnMember[]>();
@@ -51,8 +76,11 @@ export function allColumns(scope: MemberScope): readonly ColumnMember[] {
   return columns;
 }
 
-/** The projection tree of a select list; no list means the whole root entity, without relations. */
-export function buildProjection(root: EntityModel, selects: readonly ResolvedPath[] | null): ProjectionNode {
+/**
+ * The projection tree of a select list; no list means the whole root entity, without relations.
+ * `keys`: which keys a typed result adds below the root (SelectKeys; undefined: all of them).
+ */
+export function buildProjection(root: EntityModel, selects: readonly ResolvedPath[] | null, keys?: SelectKeys): ProjectionNode {
   const top = new ProjectionNode(root);
   if (!selects) {
     top.whole = true;
@@ -60,7 +88,10 @@ export function buildProjection(root: EntityModel, selects: readonly ResolvedPat
   }
   for (const path of selects) {
     let node = top;
-    for (const hop of path.hops) node = node.child(hop);
+    path.hops.forEach((hop, i) => {
+      node = node.child(hop);
+      if (node.keys.length === 0) node.keys = grantedKeys(node.model, path.hops.slice(0, i + 1), keys);
+    });
     const end = path.end;
     if (end.kind === "column") node.explicit.set(end.column.propertyPath, end.column);
     else if (end.kind === "embedded") {
@@ -68,4 +99,8 @@ export function buildProjection(root: EntityModel, selects: readonly ResolvedPat
     } else node.child(end.hop).whole = true;
   }
   return top;
+}
+
+function grantedKeys(model: EntityModel, hops: readonly Hop[], keys: SelectKeys): readonly ColumnMember[] {
+  return keys === undefined ? model.primaryKeys : model.primaryKeys.filter((key) => keys.has(keyPathOf(hops, key)));
 }

@@ -41,6 +41,8 @@ import { type InferenceGuard, equalityOperators, guessOperators, guessesOf, infe
 import { toToken } from "../resolve/coerce-values.js";
 import { InferenceRisk } from "../shapes/policy-enums.js";
 import { navigationScopes, refusedNavigation } from "./tenant-navigation.js";
+import type { Hop } from "../resolve/resolved-path.js";
+import { keyPathOf } from "../plan/projection.js";
 
 
 const deniedCode: Record<number, PolicyErrorCode> = {
@@ -117,6 +119,10 @@ export class Sanitizer {
   private forcedConditions: readonly Condition[] = [];
   renames: RenameTree = new Map();
   transforms: TransformTree = new Map();
+  /** The keys a typed result may add below the root (grantKeys), by keyPathOf. */
+  private readonly selectKeys = new Set<string>();
+  /** Key paths already decided by grantKeys (granted or not). */
+  private readonly decidedKeys = new Set<string>();
   /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
   floor: number;
 
@@ -482,11 +488,14 @@ export class Sanitizer {
           kept.push(ref.canonical);
           addRename(this.renames, [...ref.crossed, ref.end]);
           this.noteTransform(ref.canonical.split("."), ref.end);
+          this.grantKeys(ref.path.hops, [...ref.crossed, ref.end]);
           return;
         }
         // A whole relation or embedded object: each of its columns on its own.
         const scope = end.kind === "embedded" ? end.scope : end.target().scope;
         const owner = end.kind === "embedded" ? end.target : end.target().target;
+        const whole = ref.path.end;
+        this.grantKeys(whole.kind === "relation" ? [...ref.path.hops, whole.hop] : ref.path.hops, [...ref.crossed, ref.end]);
         for (const column of columnsOf(scope, owner)) this.selectColumn(`${ref.canonical}.${column.path}`, [...ref.crossed, ref.end, ...column.members], kept, where);
       });
     }
@@ -494,6 +503,33 @@ export class Sanitizer {
       policyError(PolicyErrorCode.AllSelectsDenied, "every requested select was dropped by the policy; the query does not fall back to other fields", "selects");
     }
     return kept;
+  }
+
+  /**
+   * 2.1.5 §4.1: a typed result returns each object a select builds below the root with its key
+   * (plan/projection.ts). Each such key is decided as a select of its own and added only where
+   * the caller may select it as stored: allowed, with no transform (a masked or hashed key
+   * would identify nothing; a denied one must not leak through the addition, dry run included).
+   * It is not traced: the caller did not ask for it, and a dynamic row never carries it.
+   * `members`: the policy members along `hops` (embeddeds included), ending on or past the last hop.
+   */
+  private grantKeys(hops: readonly Hop[], members: readonly PolicyMember[]): void {
+    const relations = members.flatMap((m, i) => (m.member.kind === "reference" || m.member.kind === "collection" ? [i] : []));
+    if (relations.length < hops.length) return; // not aligned: add nothing
+    hops.forEach((hop, i) => {
+      for (const key of hop.to.primaryKeys) {
+        const path = keyPathOf(hops.slice(0, i + 1), key);
+        if (this.decidedKeys.has(path)) continue;
+        this.decidedKeys.add(path);
+        const column = columnsOf(hop.to.scope, hop.to.target).find((c) => c.path === key.propertyPath);
+        const member = column?.members[column.members.length - 1];
+        if (!column || !member) continue;
+        const decision = this.decision(member, PolicyFeature.Select);
+        if (decision.effect !== PolicyEffect.Allow || outputChainOf(member, decision) !== null) continue;
+        this.selectKeys.add(path);
+        addRename(this.renames, [...members.slice(0, relations[i]! + 1), ...column.members]);
+      }
+    });
   }
 
   /**
@@ -665,6 +701,7 @@ export class Sanitizer {
       forced: this.forcedConditions, floor, page: this.injectedPage, navigation: navigationScopes(this.provenNavigations, this.context.values),
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
+      selectKeys: this.selectKeys,
     };
     return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns };
   }

@@ -9,7 +9,8 @@
 // - the group floor becomes a hidden COUNT(*) aggregate and and(count >= floor, caller's having),
 //   so totals and pages count only the groups returned;
 // - a request without a page gets the page the guard injects, and the projection becomes the
-//   columns the caller may read (members the policy dropped removed, whole objects expanded);
+//   columns the caller may read (members the policy dropped removed, whole objects expanded),
+//   with the keys a typed result may add below the root (only those the caller may select);
 // - every hop into a scoped entity that a proven tenant-safe navigation crosses carries that
 //   entity's forced predicates (tenant-navigation.ts), applied in its join or EXISTS.
 import { Codes, fail } from "../errors/codes.js";
@@ -35,6 +36,12 @@ export interface PlanAdditions {
   readonly page: PageBy | null;
   /** A Filter's or Segment's columns the caller may read, null for the whole root; undefined: a Summary's (no projection). */
   readonly projection?: readonly ResolvedPath[] | null;
+  /**
+   * The keys a typed result may add below the root (2.1.5 §4.1), by path (plan/projection.ts
+   * keyPathOf): those the caller may select as stored. A guarded Filter's or Segment's plan always
+   * names them (none when absent), so no key the caller may not select reaches a row unasked.
+   */
+  readonly selectKeys?: ReadonlySet<string>;
   /**
    * The forced conditions of each scoped entity a proven tenant-safe navigation enters (real
    * names, values from the context): put on every hop into it (tenant-navigation.ts).
@@ -91,13 +98,17 @@ export function transformPlan(original: ShapePlan, additions: PlanAdditions, pre
   }
 }
 
+const noKeys: ReadonlySet<string> = new Set();
+
 /** The injected page where the request named none; a Filter's or Segment's projection as the policy decided it. */
 function pagedAndProjected(planned: ShapePlan, additions: PlanAdditions): ShapePlan {
   const page = planned.plan.page ?? additions.page;
   if (planned.kind === "summary") return page === planned.plan.page ? planned : { kind: "summary", plan: { ...planned.plan, page } };
   const selects = additions.projection === undefined ? planned.plan.selects : additions.projection;
-  if (page === planned.plan.page && selects === planned.plan.selects) return planned;
-  return planned.kind === "filter" ? { kind: "filter", plan: { ...planned.plan, page, selects } } : { kind: "segment", plan: { ...planned.plan, page, selects } };
+  // Fail closed: a guarded plan never falls back to adding every key.
+  const selectKeys = additions.selectKeys ?? noKeys;
+  if (page === planned.plan.page && selects === planned.plan.selects && selectKeys === planned.plan.selectKeys) return planned;
+  return planned.kind === "filter" ? { kind: "filter", plan: { ...planned.plan, page, selects, selectKeys } } : { kind: "segment", plan: { ...planned.plan, page, selects, selectKeys } };
 }
 
 /** The keys a plan transform adds to every result row, which the policy removes before returning it. */

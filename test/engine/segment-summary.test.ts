@@ -416,7 +416,7 @@ forEachTarget("Segment and Summary", (ctx) => {
       });
       assert.deepEqual(
         plain(result.data),
-        ordered.slice(0, 25).map((c) => ({ id: c.id, orders: [...c.orders].sort((a, b) => a.id - b.id).map((o) => ({ total: o.total })) })),
+        ordered.slice(0, 25).map((c) => ({ id: c.id, orders: [...c.orders].sort((a, b) => a.id - b.id).map((o) => ({ total: o.total, id: o.id })) })),
       );
       assert.equal(result.totalCount, combined.length);
     });

@@ -176,20 +176,52 @@ forEachTarget("Filter selects, orders and pages", (ctx) => {
       assert.deepEqual(plain(result.data), expected);
     });
 
-    it("a reference member: a nested ContactInfo with only that member, or null when there is no contact", async () => {
+    it("a reference member: a nested ContactInfo with that member plus its key (2.1.5 §4.1), or null when there is no contact", async () => {
       const result = await run<Customer>(ctx, Customer, { ...idAtMost(20), selects: ["id", "contact.email"] });
       for (const row of result.data) {
         assert.deepEqual(Object.keys(row).sort(), ["contact", "id"]);
         if (row.contact !== null) {
           assert.ok(row.contact instanceof ContactInfo);
-          assert.deepEqual(Object.keys(row.contact), ["email"]);
+          assert.deepEqual(Object.keys(row.contact), ["email", "id"]);
         }
       }
       assert.equal(result.data[1].id, 2);
       assert.equal(result.data[1].contact, null, "customer 2 has no contact");
       assert.deepEqual(
         plain(result.data),
-        firstCustomers(20).map((c) => ({ id: c.id, contact: c.contact ? { email: c.contact.email } : null })),
+        firstCustomers(20).map((c) => ({ id: c.id, contact: c.contact ? { email: c.contact.email, id: c.contact.id } : null })),
+      );
+    });
+
+    // 2.1.5 §4.1: every object a typed Select builds below the root carries its key, at any depth;
+    // the root gets none it was not asked for, and dynamic rows never (§4.2).
+    it("2.1.5 §4.1: the key comes with a reference's members and a collection's elements, at every level; never on the root", async () => {
+      const fromItems = await run<OrderItem>(ctx, OrderItem, { conditionGroup: { conditions: [cond("id", "Number", "LessThanOrEqual", [30])] }, selects: ["quantity", "order.customer.name", "product.name"] });
+      assert.deepEqual(
+        plain(fromItems.data),
+        byId(ctx.data().items.filter((i) => i.id <= 30)).map((i) => ({
+          quantity: i.quantity,
+          order: { id: i.order.id, customer: { name: i.order.customer.name, id: i.order.customer.id } },
+          product: { name: i.product.name, id: i.product.id },
+        })),
+      );
+      for (const row of fromItems.data) {
+        assert.deepEqual(Object.keys(row).sort(), ["order", "product", "quantity"], "no automatic root key");
+        assert.ok(row.order instanceof Order && row.order.customer instanceof Customer && row.product instanceof Product);
+      }
+      const fromCustomers = await run<Customer>(ctx, Customer, { ...idAtMost(12), selects: ["name", "orders.items.quantity", "orders.items.product.name"] });
+      assert.deepEqual(
+        plain(fromCustomers.data),
+        firstCustomers(12).map((c) => ({
+          name: c.name,
+          orders: byId(c.orders).map((o) => ({ id: o.id, items: byId(o.items).map((i) => ({ quantity: i.quantity, id: i.id, product: { name: i.product.name, id: i.product.id } })) })),
+        })),
+      );
+      const dynamic = await runDynamic(ctx, Customer, { ...idAtMost(5), selects: ["name", "contact.email", "orders.total"] });
+      assert.deepEqual(
+        dynamic.data,
+        firstCustomers(5).map((c) => ({ name: c.name, contact: { email: c.contact?.email ?? null }, orders: byId(c.orders).map((o) => ({ total: o.total })) })),
+        "dynamic rows get no key they did not ask for",
       );
     });
 
@@ -197,7 +229,7 @@ forEachTarget("Filter selects, orders and pages", (ctx) => {
       const result = await run<Customer>(ctx, Customer, { ...idAtMost(20), selects: ["contact.city", "id", "contact.email"] });
       assert.deepEqual(
         plain(result.data),
-        firstCustomers(20).map((c) => ({ id: c.id, contact: c.contact ? { city: c.contact.city, email: c.contact.email } : null })),
+        firstCustomers(20).map((c) => ({ id: c.id, contact: c.contact ? { city: c.contact.city, email: c.contact.email, id: c.contact.id } : null })),
       );
     });
 
@@ -214,23 +246,23 @@ forEachTarget("Filter selects, orders and pages", (ctx) => {
       const result = await run<Customer>(ctx, Customer, { ...idAtMost(10), selects: ["id", "contact", "contact.email"] });
       assert.deepEqual(
         plain(result.data),
-        firstCustomers(10).map((c) => ({ id: c.id, contact: c.contact ? { email: c.contact.email } : null })),
+        firstCustomers(10).map((c) => ({ id: c.id, contact: c.contact ? { email: c.contact.email, id: c.contact.id } : null })),
       );
     });
 
-    it("a collection: arrays of Order instances with only the selected members, by order id; [] when none", async () => {
+    it("a collection: arrays of Order instances with the selected members plus their key, by order id; [] when none", async () => {
       const result = await run<Customer>(ctx, Customer, { ...idAtMost(20), selects: ["id", "orders.total", "orders.status"] });
       for (const row of result.data) {
         assert.ok(Array.isArray(row.orders));
         for (const order of row.orders) {
           assert.ok(order instanceof Order);
-          assert.deepEqual(Object.keys(order).sort(), ["status", "total"]);
+          assert.deepEqual(Object.keys(order).sort(), ["id", "status", "total"]);
         }
       }
       assert.deepEqual(result.data[2].orders, [], "customer 3 has no orders");
       assert.deepEqual(
         plain(result.data),
-        firstCustomers(20).map((c) => ({ id: c.id, orders: byId(c.orders).map((o) => ({ total: o.total, status: o.status })) })),
+        firstCustomers(20).map((c) => ({ id: c.id, orders: byId(c.orders).map((o) => ({ total: o.total, status: o.status, id: o.id })) })),
       );
     });
 
@@ -239,7 +271,7 @@ forEachTarget("Filter selects, orders and pages", (ctx) => {
       for (const row of result.data) for (const order of row.orders) for (const item of order.items) assert.ok(item instanceof OrderItem);
       assert.deepEqual(
         plain(result.data),
-        firstCustomers(12).map((c) => ({ id: c.id, orders: byId(c.orders).map((o) => ({ items: byId(o.items).map((i) => ({ sku: i.sku })) })) })),
+        firstCustomers(12).map((c) => ({ id: c.id, orders: byId(c.orders).map((o) => ({ id: o.id, items: byId(o.items).map((i) => ({ sku: i.sku, id: i.id })) })) })),
       );
     });
 
@@ -287,9 +319,9 @@ forEachTarget("Filter selects, orders and pages", (ctx) => {
       for (const row of result.data) {
         assert.ok(row instanceof Order);
         assert.ok(row.customer instanceof Customer);
-        assert.deepEqual(Object.keys(row.customer), ["name"]);
+        assert.deepEqual(Object.keys(row.customer), ["name", "id"]);
       }
-      const expected = ctx.data().orders.filter((o) => o.id <= 25).map((o) => ({ id: o.id, customer: { name: o.customer.name }, items: byId(o.items).map((i) => ({ sku: i.sku })) }));
+      const expected = ctx.data().orders.filter((o) => o.id <= 25).map((o) => ({ id: o.id, customer: { name: o.customer.name, id: o.customer.id }, items: byId(o.items).map((i) => ({ sku: i.sku, id: i.id })) }));
       assert.deepEqual(plain(result.data), expected);
     });
 
@@ -297,8 +329,8 @@ forEachTarget("Filter selects, orders and pages", (ctx) => {
       const result = await run<Employee>(ctx, Employee, { selects: ["id", "manager.name", "reports.name"] });
       const expected = ctx.data().employees.map((e) => ({
         id: e.id,
-        manager: e.manager ? { name: e.manager.name } : null,
-        reports: byId(e.reports).map((r) => ({ name: r.name })),
+        manager: e.manager ? { name: e.manager.name, id: e.manager.id } : null,
+        reports: byId(e.reports).map((r) => ({ name: r.name, id: r.id })),
       }));
       assert.deepEqual(plain(result.data), expected);
       for (const row of result.data) if (row.manager) assert.ok(row.manager instanceof Employee);

@@ -550,9 +550,9 @@ describe("QueryLibModule.forFeature: a feature app with no query controller of i
         });
       }
 
-      it("selects through a navigation path: exactly the selected members, the alias and the clinic's name", async () => {
+      it("selects through a navigation path: exactly the selected members, the alias and the clinic's name (with its key, 2.1.5)", async () => {
         const reply = await get(`/patients/filter?${filterToQueryString(selectThroughNavigation)}`, staff("t-1"));
-        expect(reply.body.data).to.deep.equal(patientsOf("t-1").filter((r) => r.score < 40).map((r) => ({ id: r.id, name: r.name, mrn: r.recordNumber, clinic: { name: r.clinic.name } })));
+        expect(reply.body.data).to.deep.equal(patientsOf("t-1").filter((r) => r.score < 40).map((r) => ({ id: r.id, name: r.name, mrn: r.recordNumber, clinic: { name: r.clinic.name, id: r.clinic.id } })));
       });
 
       it("the GET form of these cases is the documented grammar (spot check of the encoding)", () => {

@@ -228,7 +228,8 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
           orders: [{ sort: 1, field: "doctor.name", direction: "Descending" }],
           selects: ["id", "doctor.name"],
         });
-        assert.deepEqual(plain(named.data), t1.filter((p) => p.doctorId === 1).map((p) => ({ id: p.id, doctor: { name: "Dr 1" } })));
+        // The doctor comes with its key (2.1.5 §4.1): Doctor.id is selectable.
+        assert.deepEqual(plain(named.data), t1.filter((p) => p.doctorId === 1).map((p) => ({ id: p.id, doctor: { name: "Dr 1", id: 1 } })));
         expectEntry(named.policy, "doctor.name", "Where", { action: PolicyAction.Allowed });
         const ordered = await run(ctx, Patient, c(), { orders: [{ sort: 1, field: "doctor.name", direction: "Descending" }], selects: ["id"] });
         assert.deepEqual(ids(ordered), [...t1.filter((p) => p.doctorId === 2), ...t1.filter((p) => p.doctorId === 1)].map((p) => p.id));
@@ -305,7 +306,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
         await expectPolicyError(() => run(ctx, Doctor, c(), { conditionSets: [{ sort: 1, conditionGroup: and(cond("id", "GreaterThan", [0])) }, { sort: 2, intersection: "Except", conditionGroup: and(cond("patients.tenantId", "Equal", ["t-2"])) }] }), PolicyErrorCode.FieldDeniedForSegment, src);
         // Paths that stay out of Patient are unaffected, from Patient as root too.
         const rooted = await run(ctx, Patient, c(), { ...whereShape(cond("doctor.name", "Equal", ["Dr 1"], 1), cond("visits.reason", "Equal", ["followup"], 2)), selects: ["id", "doctor.name", "visits.reason"] });
-        assert.deepEqual(plain(rooted.data), t1.filter((p) => p.doctorId === 1 && p.id % 3 === 2).map((p) => ({ id: p.id, doctor: { name: "Dr 1" }, visits: visitsOf(p.id).map((v) => ({ reason: v.reason })) })));
+        assert.deepEqual(plain(rooted.data), t1.filter((p) => p.doctorId === 1 && p.id % 3 === 2).map((p) => ({ id: p.id, doctor: { name: "Dr 1", id: 1 }, visits: visitsOf(p.id).map((v) => ({ reason: v.reason, id: v.id })) })));
         const doctorNames = await run(ctx, Doctor, c(), { ...whereShape(cond("name", "Equal", ["Dr 2"])), selects: ["id", "name"] });
         assert.deepEqual(plain(doctorNames.data), [{ id: 2, name: "Dr 2" }]);
       });
@@ -559,7 +560,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
           return;
         }
         const result = await run(ctx, Patient, c(), shape);
-        assert.deepEqual(plain(result.data), t1.filter((p) => p.id < 4).map((p) => ({ id: p.id, mail: p.email, visits: visitsOf(p.id).map((v) => ({ reason: v.reason })) })));
+        assert.deepEqual(plain(result.data), t1.filter((p) => p.id < 4).map((p) => ({ id: p.id, mail: p.email, visits: visitsOf(p.id).map((v) => ({ reason: v.reason, id: v.id })) })));
         expectEntry(result.policy, "mail", "Select", { action: PolicyAction.Allowed, level: null, enforced: true });
         expectEntry(result.policy, "internalNote", "Select", { action: PolicyAction.Dropped, level: 1, source: "QpNoSelect on Patient.internalNote", enforced: true });
         expectEntry(result.policy, "doctor.secretCode", "Select", { action: PolicyAction.Dropped, level: 1, source: "QpDenied on Doctor.secretCode", enforced: true });
@@ -572,7 +573,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
         }
         // Through an (unscoped) navigation the trace names the public path too.
         const bed = await run(ctx, Bed, c(), { ...pinBeds(1), selects: ["ward.PHONE", "ward.accessCode", "id"] });
-        assert.deepEqual(plain(bed.data), bedsOf(1).map((b) => ({ id: b.id, ward: { phone: wardOf(1).phoneNumber } })));
+        assert.deepEqual(plain(bed.data), bedsOf(1).map((b) => ({ id: b.id, ward: { phone: wardOf(1).phoneNumber, id: 1 } })));
         expectEntry(bed.policy, "ward.phone", "Select", { action: PolicyAction.Allowed, level: null, enforced: true });
         expectEntry(bed.policy, "ward.accessCode", "Select", { action: PolicyAction.Dropped, level: 1, source: "QpDenied on Ward.accessCode", enforced: true });
         assert.ok(!JSON.stringify(bed.policy).includes("phoneNumber"), JSON.stringify(bed.policy.entries));
@@ -640,7 +641,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
     it("a select through a reference into a collection (Bed → ward.beds.label) returns the collection", async () => {
       const c1 = await tenantContext(convenience);
       const result = await run(ctx, Bed, c1, { ...pinBeds(1, 2), selects: ["id", "ward.beds.label", "ward.beds.lockCode"] });
-      assert.deepEqual(plain(result.data), bedsOf(1, 2).map((b) => ({ id: b.id, ward: { beds: bedsOf(b.wardId).map((o) => ({ label: o.label })) } })));
+      assert.deepEqual(plain(result.data), bedsOf(1, 2).map((b) => ({ id: b.id, ward: { id: b.wardId, beds: bedsOf(b.wardId).map((o) => ({ label: o.label, id: o.id })) } })));
       expectEntry(result.policy, "ward.beds.lockCode", "Select", { action: PolicyAction.Dropped, source: "QpDenied on Bed.lockCode" });
       const dynamic = await run(ctx, Bed, c1, { ...pinBeds(2), selects: ["id", "ward.name", "ward.beds.tag"] }, { dynamic: true });
       assert.deepEqual(dynamic.data, bedsOf(2).map((b) => ({ id: b.id, ward: { name: "Ward 2", beds: bedsOf(2).map((o) => ({ tag: o.serialNo })) } })));
@@ -716,7 +717,7 @@ forEachPolicyTarget("Policy: blocked-action table", (ctx) => {
       assert.deepEqual(ids(one), [...t1.filter((p) => p.doctorId === 2), ...t1.filter((p) => p.doctorId === 1)].map((p) => p.id));
       // Paths of two hops on the unscoped Ward/Bed pair (navigation into Patient is denied outright).
       const oneHop = await run(ctx, Ward, context, { selects: ["id", "beds.label"] });
-      assert.deepEqual(plain(oneHop.data), wardOracle.wards.map((w) => ({ id: w.id, beds: bedsOf(w.id).map((b) => ({ label: b.label })) })));
+      assert.deepEqual(plain(oneHop.data), wardOracle.wards.map((w) => ({ id: w.id, beds: bedsOf(w.id).map((b) => ({ label: b.label, id: b.id })) })));
       const endsOnRelation = await run(ctx, Bed, context, { ...pinBeds(2), selects: ["id", "ward"] });
       assert.deepEqual(plain(endsOnRelation.data), bedsOf(2).map((b) => ({ id: b.id, ward: wardDefaultRow(wardOf(2)) })), "one hop ending on a relation is within a cap of 1");
       await expectPolicyError(() => run(ctx, Ward, context, whereShape(cond("beds.ward.name", "Equal", ["Ward 1"]))), PolicyErrorCode.CapExceeded, "MaxNavigationDepth");

@@ -156,7 +156,7 @@ forEachPolicyTarget("Policy: bypass attempts", (ctx) => {
     await expectPolicyError(() => run(ctx, Bed, c1, pinned({ groupBy: { fields: ["label"], aggregateBy: [{ field: "ward.accessCode", alias: "m", aggregator: "Maximum" }] } })), PolicyErrorCode.FieldDeniedForAggregate, source);
     await expectPolicyError(() => run(ctx, Bed, c1, { conditionSets: [set(1, and(cond("wardId", "Equal", [1], 1), cond("ward.accessCode", "IsNotNull", [], 2)))] }), PolicyErrorCode.FieldDeniedForSegment, source);
     const kept = await run(ctx, Bed, c1, pinned({ selects: ["id", "ward.accessCode", "ward.name"], orders: [{ sort: 1, field: "ward.accessCode", direction: "Descending" }] }));
-    assert.deepEqual(plain(kept.data), bedsOf(1, 2).map((b) => ({ id: b.id, ward: { name: wardOf(b.wardId).name } })), "primary-key order, the name kept");
+    assert.deepEqual(plain(kept.data), bedsOf(1, 2).map((b) => ({ id: b.id, ward: { name: wardOf(b.wardId).name, id: b.wardId } })), "primary-key order, the name kept (with the ward's key, 2.1.5 §4.1)");
     assertNoSecrets(kept);
   });
 
@@ -188,7 +188,7 @@ forEachPolicyTarget("Policy: bypass attempts", (ctx) => {
     await expectPolicyError(() => run(ctx, Ward, c1, { groupBy: { fields: ["name"], aggregateBy: [{ field: "beds.lockCode", alias: "m", aggregator: "Minimum" }] } }), PolicyErrorCode.FieldDeniedForAggregate, source);
     await expectPolicyError(() => run(ctx, Ward, c1, { conditionSets: [set(1, and(cond("beds.lockCode", "IsNotNull")))] }), PolicyErrorCode.FieldDeniedForSegment, source);
     const kept = await run(ctx, Ward, c1, { selects: ["id", "beds.lockCode", "beds.label"] });
-    assert.deepEqual(plain(kept.data), wardOracle.wards.map((w) => ({ id: w.id, beds: bedsOf(w.id).map((b) => ({ label: b.label })) })));
+    assert.deepEqual(plain(kept.data), wardOracle.wards.map((w) => ({ id: w.id, beds: bedsOf(w.id).map((b) => ({ label: b.label, id: b.id })) })));
     assertNoSecrets(kept);
   });
 

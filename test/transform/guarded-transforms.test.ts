@@ -342,8 +342,9 @@ forEachTransformTarget("Guarded transforms", (ctx) => {
       const expected = moreTransformData().holders.map((h) => ({
         id: h.id,
         displayName: partial(h.name, 2, 0),
-        branch: h.branch ? { manager: emailMask(h.branch.manager), name: h.branch.name } : null,
-        cards: h.cards.map((c) => ({ pan: "*".repeat(12) + c.pan.slice(-4) })),
+        // Each object below the root comes with its key (2.1.5 §4.1), which the caller may select as stored.
+        branch: h.branch ? { manager: emailMask(h.branch.manager), name: h.branch.name, id: h.branch.id } : null,
+        cards: h.cards.map((c) => ({ pan: "*".repeat(12) + c.pan.slice(-4), id: c.id })),
       }));
       expect(result.data.map(plain)).to.deep.equal(expected);
       for (const row of result.data) expect(row).to.not.have.property("name");

@@ -20,11 +20,21 @@ export function cellText(value) {
   return String(value);
 }
 
-/** The requested columns that came back, in their order, then any others; a navigation that is null on a row ("contact": null) is not a column of its own when its fields were asked for. */
+/**
+ * The requested columns that came back, in their order, then any others (a whole object's
+ * members); a navigation that is null on a row ("contact": null) is not a column of its own when
+ * its fields were asked for, and the key a typed result adds to an object whose members were
+ * asked for one by one ("contact.id" beside "contact.email", 2.1.5) is not shown unasked.
+ */
 function columnsOf(rows, requested) {
   const present = new Set(rows.flatMap((r) => Object.keys(r)));
   const ordered = requested.filter((c) => present.has(c) || [...present].some((p) => c.startsWith(`${p}.`)));
-  for (const key of present) if (!ordered.includes(key) && !ordered.some((c) => c.startsWith(`${key}.`))) ordered.push(key);
+  const parentOf = (key) => key.slice(0, Math.max(0, key.lastIndexOf(".")));
+  const addedKey = (key) => {
+    const parent = parentOf(key);
+    return parent !== "" && !requested.includes(parent) && requested.some((c) => c.startsWith(`${parent}.`));
+  };
+  for (const key of present) if (!ordered.includes(key) && !ordered.some((c) => c.startsWith(`${key}.`)) && !addedKey(key)) ordered.push(key);
   return ordered;
 }
 
