@@ -5,6 +5,7 @@ import { type ListSite, type PatternKind, type PatternSite, type SqlDialect, sha
 import { foldCase } from "../fold-case.js";
 import { comparesExactlyAsEnum, learnNativeEnums } from "./native-enums.js";
 import { readMysqlRows } from "./read-rows.js";
+import { mysqlDdl } from "./ddl.js";
 
 /**
  * `lower()` of the MySQL family, through a Unicode collation's case tables: LOWER under the
@@ -107,6 +108,8 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   pooled: true,
   upsertReturning: false,
   notifications: false,
+  changeChannel: null,
+  ddl: mysqlDdl,
   prepare: () => undefined,
   learnSchema: learnNativeEnums,
   readRows: readMysqlRows,

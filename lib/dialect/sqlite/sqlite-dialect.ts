@@ -4,6 +4,7 @@ import { type ListSite, type PatternKind, type PatternSite, type SqlDialect, sha
 import { foldCase } from "../fold-case.js";
 import { ciMatchModes, registerSqliteFunctions } from "./functions.js";
 import { readSqliteRows } from "./read-rows.js";
+import { sqliteDdl } from "./ddl.js";
 
 const doubleQuote = (id: string) => (id.includes('"') ? `"${id.replaceAll('"', '""')}"` : `"${id}"`);
 const lower = (e: string) => `ql_lower(${e})`;
@@ -97,6 +98,8 @@ export const sqlite: SqlDialect = {
   pooled: false,
   upsertReturning: true,
   notifications: false,
+  changeChannel: null,
+  ddl: sqliteDdl,
   prepare: registerSqliteFunctions,
   learnSchema: null,
   readRows: readSqliteRows,
