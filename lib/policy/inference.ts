@@ -31,8 +31,8 @@ import { parseInstant } from "../resolve/coerce-values.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyMember } from "./references.js";
 
+// The lists below are the operator table's columns (inference, guess), in declaration order.
 /** What a caller may still use on a field it sees transformed without learning more than it is shown. */
-// The lists below are the operator table's columns (inference, guess, noValue), in declaration order.
 export const equalityOperators: readonly Operator[] = operatorsWhere((m) => m.inference === "equality");
 
 /** Range operators: on a generalized field, accepted on its boundaries only. */
