@@ -11,7 +11,8 @@ import type BetterSqlite3 from "better-sqlite3";
 import { domainEntities } from "../test/domain/entities.js";
 import { generateDomain, insertDomain } from "../test/domain/seed.js";
 
-export type Dialect = "sqlite" | "postgres" | "mariadb";
+export type { Dialect } from "../test/support/target-list.js";
+import type { Dialect } from "../test/support/target-list.js";
 
 /** Bump when the bench's own schema additions (indexes) change, to force a reseed. */
 const BENCH_SCHEMA_VERSION = 1;

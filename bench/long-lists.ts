@@ -18,14 +18,14 @@ import { generateDomain, insertDomain } from "../test/domain/seed.js";
 import { openPostgres, openSqlite } from "./db.js";
 import { firstLine } from "./querylib-workloads.js";
 import { toListAsync } from "../lib/index.js";
+import { type Dialect, dialects as allDialects } from "../test/support/target-list.js";
 
-type Dialect = "sqlite" | "postgres" | "mariadb";
 const SIZES = [10, 1_000, 100_000] as const;
 const PAGE_SIZE = 100;
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
-const dialects = (argv.find((a) => a.startsWith("--dialects="))?.slice(11).split(",") ?? ["sqlite", "postgres", "mariadb"]) as Dialect[];
+const dialects = (argv.find((a) => a.startsWith("--dialects="))?.slice(11).split(",") ?? allDialects) as Dialect[];
 const customers = quick ? 2_000 : 10_000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

@@ -13,6 +13,7 @@ import os from "node:os";
 import { DataSource, type DataSourceOptions, type EntityTarget, type ObjectLiteral } from "typeorm";
 import { Customer, OrderItem, domainEntities } from "../test/domain/entities.js";
 import { growthChart } from "./chart.js";
+import { dialects } from "../test/support/target-list.js";
 import { OUT_DIR, PUBLISHED_DIR, REPO_ROOT, openBenchDatabase, type BenchDatabase, type Dialect } from "./db.js";
 import { calibrationWork, interleaved, interleavedLoops, stats, type LoopTask, type PassOptions, type RoundOptions, type TimedTask } from "./measure.js";
 import {
@@ -58,7 +59,7 @@ import { HAND_WRITTEN, conditionsBuilder, depthBuilder, pageSizeBuilder, type Ct
 // Options
 
 /** A run over all of them (and every workload) publishes its figures; fewer is a partial run. */
-const ALL_DIALECTS: Dialect[] = ["sqlite", "postgres", "mariadb"];
+const ALL_DIALECTS: Dialect[] = dialects;
 
 /** Sections of BENCHMARKS.md that other bench scripts write (bench/http/run.ts, bench/long-lists.ts): a full run keeps them. */
 function keptSections(file: string): string {

@@ -1,5 +1,6 @@
 // Injection: QpAlias, QpForceWhere, QpRequireWhere.
 import { Operator } from "../lib/shapes/enums.js";
+import { operators } from "../lib/shapes/operator-table.js";
 import { type Overridable, fieldDecorator } from "./access.js";
 import { QpDecoratorError, qpRegistry } from "../lib/registry/qp-registry.js";
 
@@ -27,7 +28,7 @@ export function QpForceWhere(options: { operator: Operator; value?: string; cont
     const hasContext = options.contextValue !== undefined && options.contextValue !== "";
     if (hasValue === hasContext) throw new QpDecoratorError(target, property, "QpForceWhere needs exactly one of value or contextValue");
     if (!Object.values(Operator).includes(options.operator)) throw new QpDecoratorError(target, property, `QpForceWhere names an unknown operator "${options.operator}"`);
-    if ([Operator.Between, Operator.NotBetween, Operator.IsNull, Operator.IsNotNull].includes(options.operator)) {
+    if (!operators[options.operator].singleValue) {
       throw new QpDecoratorError(target, property, `QpForceWhere takes a one-value operator, not ${options.operator}`);
     }
     return { kind: "forceWhere", operator: options.operator, value: options.value, contextValue: options.contextValue };

@@ -26,13 +26,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import type { Dialect } from "../db.js";
 import { PUBLISHED_DIR } from "../db.js";
+import { dialects as allDialects } from "../../test/support/target-list.js";
 import { assertSameAnswers, driveProcess, type Server, startServer, stopServer } from "./processes.js";
 import { ALL_ENDPOINTS, type AuditMode, ENDPOINT_FACTS, type Endpoint, requestOf, type Workload } from "./requests.js";
 import { median, medianInterval } from "./stats.js";
 
 const argv = process.argv.slice(2);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const dialects = (value("dialects") ?? "sqlite,postgres,mariadb").split(",") as Dialect[];
+const dialects = (value("dialects") ?? allDialects.join(",")).split(",") as Dialect[];
 const workloads = (value("workloads") ?? "W1,W2,W4").split(",") as Workload[];
 const baseline = (value("baseline") ?? "hand") as Baseline;
 const compared = (value("endpoints") ?? (baseline === "hand" ? "querylib,querylib-audit" : "querylib")).split(",") as Endpoint[];
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
     const keyOf = (c: PairedComparison) => `${c.dialect} ${c.workload} ${c.endpoint} ${c.baseline}`;
     const measured = new Set(comparisons.map(keyOf));
     const kept = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { comparisons: PairedComparison[] }).comparisons.filter((c) => !measured.has(keyOf(c))) : [];
-    const order = (c: PairedComparison) => `${["sqlite", "postgres", "mariadb"].indexOf(c.dialect)} ${c.workload} ${c.baseline === "hand" ? 0 : 1} ${ALL_ENDPOINTS.indexOf(c.endpoint)}`;
+    const order = (c: PairedComparison) => `${allDialects.indexOf(c.dialect)} ${c.workload} ${c.baseline === "hand" ? 0 : 1} ${ALL_ENDPOINTS.indexOf(c.endpoint)}`;
     const all = [...kept, ...comparisons].sort((a, b) => order(a).localeCompare(order(b)));
     const markdown = renderPairedMarkdown(all, method);
     writeFileSync(file, `${JSON.stringify({ method, comparisons: all }, null, 2)}\n`);

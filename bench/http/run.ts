@@ -18,6 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import type { Dialect } from "../db.js";
 import { PUBLISHED_DIR, REPO_ROOT } from "../db.js";
+import { dialects as allDialects } from "../../test/support/target-list.js";
 import type { DriveResult } from "./drive.js";
 import { httpLatencyChart } from "./chart.js";
 import { renderHttpMarkdown, withHttpSection } from "./report.js";
@@ -28,7 +29,7 @@ import { type AuditMode, ENDPOINT_FACTS, ENDPOINTS, type Endpoint, requestOf, ty
 const argv = process.argv.slice(2);
 const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const quick = argv.includes("--quick");
-const dialects = (value("dialects") ?? "sqlite,postgres,mariadb").split(",") as Dialect[];
+const dialects = (value("dialects") ?? allDialects.join(",")).split(",") as Dialect[];
 const workloads = (value("workloads") ?? "W1,W2,W4").split(",") as Workload[];
 const concurrencies = (value("concurrency") ?? "1,20,200").split(",").map(Number);
 const runs = Number(value("runs") ?? (quick ? 1 : 3));

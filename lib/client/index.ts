@@ -9,6 +9,8 @@ export { Aggregator, Connector, DataType, Direction, Intersection, Operator };
 export type { AggregateBy, Condition, ConditionGroup, ConditionSet, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 export type { FilterResult, SegmentResult, SummaryResult } from "../shapes/results.js";
 export type { PolicyTrace, PolicyTraceEntry } from "../shapes/policy-trace.js";
+/** Every operator's meaning (test, negation, case folding, arity, DataTypes): a front-end reads arities and pairs here. */
+export { operators, type Arity, type OperatorMeaning } from "../shapes/operator-table.js";
 export { filterToQueryString, filterJsonFromQueryString, InvalidQueryString, type FilterQueryStringOptions, type FilterToQueryStringOptions } from "./query-string.js";
 
 type Value = string | number | boolean | Date | null;

@@ -15,11 +15,13 @@
 import { LogicException } from "../errors/logic-exception.js";
 import { type DataType, Direction, Operator } from "../shapes/enums.js";
 import type { Filter } from "../shapes/shapes.js";
+import { operatorsWhere } from "../shapes/operator-table.js";
 
 export const InvalidQueryString = "InvalidQueryString";
 
 const whereKey = /^where\[([^[\]]+)\]\[([A-Za-z]+)\]$/;
-const noValueOperators: readonly Operator[] = [Operator.IsNull, Operator.IsNotNull];
+/** The operators that take no value (the operator table's noValue column). */
+const noValueOperators: readonly Operator[] = operatorsWhere((m) => m.noValue);
 const operatorByName = new Map(Object.values(Operator).map((op) => [op.toLowerCase(), op]));
 
 function refuse(explanation: string, parameter: string): never {

@@ -5,11 +5,14 @@
 import type { DataSource } from "typeorm";
 import type { ColumnMetadata } from "typeorm/metadata/ColumnMetadata.js";
 import { Direction } from "../shapes/enums.js";
+import type { QueryLibDdl } from "./querylib-tables.js";
 
-export type DialectName = "sqlite" | "postgres" | "mysql";
+/** A family's name ("sqlite", "postgres", "mysql"), for messages and caches; no code outside lib/dialect/ tests it. */
+export type DialectName = string;
 
 export interface SqlDialect {
   readonly name: DialectName;
+  /** An identifier quoted (QueryLib's own tables' names in lib/migrations/ too). */
   quote(identifier: string): string;
   placeholder(position: number): string;
   /**
@@ -46,8 +49,15 @@ export interface SqlDialect {
   readonly pooled: boolean;
   /** `INSERT … ON CONFLICT … DO UPDATE … RETURNING`: one round trip for the token vault's upsert. */
   readonly upsertReturning: boolean;
-  /** LISTEN/NOTIFY: rule writers notify other replicas through the database itself. */
+  /** LISTEN/NOTIFY: rule writers notify other replicas through the database itself (changeChannel is not null). */
   readonly notifications: boolean;
+  /**
+   * How the relational rule store notifies other replicas through the database itself, or null
+   * (they poll). lib/rules/ builds the store's notifier from it (QpPostgresRuleNotifier).
+   */
+  readonly changeChannel: ChangeChannel | null;
+  /** QueryLib's own tables in the family's SQL, per schema version (lib/migrations/ runs them). */
+  readonly ddl: QueryLibDdl;
   /** Prepares a DataSource before QueryLib's first statement on it (SQLite's user functions). */
   prepare(dataSource: DataSource): void;
   /**
@@ -105,6 +115,23 @@ export interface SqlDialect {
   textList(site: ListSite, insensitive: boolean): string;
   /** Contains/StartsWith/EndsWith where LIKE does not decide as the shared SQL writes it; null: the shared SQL. */
   textPattern(site: PatternSite): string | null;
+}
+
+/** A notification channel in the database: announced inside a write's transaction, heard on a connection of its own. */
+export interface ChangeChannel {
+  /** The statement that announces `payload` on `channel` (run in the writer's transaction: delivered on commit only). */
+  notify(channel: string, payload: string): { readonly sql: string; readonly parameters: readonly unknown[] };
+  /**
+   * Opens a connection of its own that listens on `channel` (a checked lower-case identifier):
+   * `deliver` gets each payload, `lost` the end of an open connection. Rejects when it cannot open.
+   */
+  listen(dataSource: DataSource, channel: string, deliver: (payload: string) => void, lost: (error: Error) => void): Promise<ListeningConnection>;
+}
+
+export interface ListeningConnection {
+  close(): Promise<void>;
+  /** A round trip that proves the connection alive. */
+  ping(): Promise<void>;
 }
 
 /** How a dialect binds values in the SQL it writes (the compiler's SqlWriter). */

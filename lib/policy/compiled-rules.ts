@@ -2,12 +2,13 @@
 // class and property, however the member is reached) or to every member of a class (wildcard).
 import { type Member, modelOfClass } from "../model/entity-model.js";
 import { type FieldKind, textAssignableKinds } from "../model/field-kind.js";
-import { MaskStrategy, PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
+import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { DecisionSource } from "./decide.js";
 import type { QpEntityCatalogue } from "./options.js";
 import { type PolicyMember, reference } from "./references.js";
 import type { QpRule } from "../rules/rule.js";
+import { maskStrategyRow } from "../transform/strategies.js";
 import { type QpRuleSnapshotData, snapshotIdentity } from "../rules/store.js";
 
 export interface RuleTarget {
@@ -95,7 +96,7 @@ export class CompiledRules {
  * text, which only text-like columns take (transform rule 2).
  */
 export function textMaskMismatch(rule: Pick<QpRule, "effect" | "mask">, member: Member | undefined): FieldKind | null {
-  if (rule.effect !== PolicyEffect.Mask || !rule.mask || rule.mask.strategy === MaskStrategy.Null) return null;
+  if (rule.effect !== PolicyEffect.Mask || !rule.mask || maskStrategyRow(rule.mask.strategy)?.emitsText === false) return null;
   if (!member || member.kind !== "column" || textAssignableKinds.includes(member.fieldKind)) return null;
   return member.fieldKind;
 }

@@ -21,6 +21,7 @@
 // Each restriction can be accepted for a field on its transform decorator (acceptInferenceRisks);
 // the trace says so on each use that relies on it. The sanitizer and the schema read this one guard.
 import { DataType, Operator } from "../shapes/enums.js";
+import { operators, operatorsWhere } from "../shapes/operator-table.js";
 import { DatePart, GeneralizeMode, InferenceRisk } from "../shapes/policy-enums.js";
 import type { GeneralizeOptions } from "../registry/qp-registry.js";
 import type { TransformChain } from "../transform/field-transforms.js";
@@ -30,13 +31,12 @@ import { parseInstant } from "../resolve/coerce-values.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyMember } from "./references.js";
 
+// The lists below are the operator table's columns (inference, guess), in declaration order.
 /** What a caller may still use on a field it sees transformed without learning more than it is shown. */
-export const equalityOperators: readonly Operator[] = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn, Operator.IsNull, Operator.IsNotNull];
+export const equalityOperators: readonly Operator[] = operatorsWhere((m) => m.inference === "equality");
 
 /** Range operators: on a generalized field, accepted on its boundaries only. */
-export const rangeOperators: readonly Operator[] = [
-  Operator.GreaterThan, Operator.GreaterThanOrEqual, Operator.LessThan, Operator.LessThanOrEqual, Operator.Between, Operator.NotBetween,
-];
+export const rangeOperators: readonly Operator[] = operatorsWhere((m) => m.inference === "range");
 
 export interface InferenceGuard {
   /** Why, for traces and refusals: "inference protection (QpMask on Patient.mail)". */
@@ -57,7 +57,7 @@ export interface InferenceGuard {
 }
 
 /** Operators whose values are guesses of the stored value: a floored Summary refuses them on a protected field. */
-export const guessOperators: readonly Operator[] = [Operator.Equal, Operator.IEqual, Operator.In, Operator.IIn];
+export const guessOperators: readonly Operator[] = operatorsWhere((m) => m.guess);
 
 /**
  * How many guesses a condition with `operator` and `valueCount` values makes against a protected
@@ -66,7 +66,7 @@ export const guessOperators: readonly Operator[] = [Operator.Equal, Operator.IEq
  * no value (0). Depends on the operator and the number of values only, never on the values.
  */
 export function guessesOf(operator: Operator, valueCount: number): number {
-  return operator === Operator.IsNull || operator === Operator.IsNotNull ? 0 : valueCount;
+  return operators[operator].noValue ? 0 : valueCount;
 }
 
 /**

@@ -8,7 +8,7 @@
 import { Codes, fail, summaryOrderField } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Connector, DataType, Operator } from "../shapes/enums.js";
-import { operators as operatorTable } from "../shapes/operator-table.js";
+import { largestCountAdmitted, operators as operatorTable } from "../shapes/operator-table.js";
 import { PolicyAction, PolicyEffect, PolicyFeature, PolicyLevel, QpTier } from "../shapes/policy-enums.js";
 import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import { resolvePath } from "../resolve/resolve-path.js";
@@ -834,11 +834,8 @@ function floorRequestProblem(having: ConditionGroup | null, aggregates: readonly
   for (const c of having.conditions) {
     if (!counts.has((c.field ?? "").trim().toLowerCase())) continue;
     const numbers = c.values.map(Number);
-    // Not Math.max(...numbers): a list may hold more values than a call takes arguments.
-    const largest = c.operator === Operator.Equal || c.operator === Operator.In ? numbers.reduce((a, b) => Math.max(a, b), -Infinity)
-      : c.operator === Operator.LessThan ? numbers[0]! - 1
-        : c.operator === Operator.LessThanOrEqual ? numbers[0]!
-          : c.operator === Operator.Between ? numbers[1]! : Infinity;
+    // The operator table's countBound column (lib/shapes/operator-table.ts).
+    const largest = largestCountAdmitted(c.operator, numbers);
     if (largest < floor) return { field: c.field!, message: `having ${c.field} ${c.operator} ${c.values.join(", ")} selects only groups smaller than the group floor (${floor})` };
   }
   for (const group of having.subConditionGroups) {

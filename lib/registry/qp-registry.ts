@@ -2,6 +2,7 @@
 // filled when classes are defined and read without TypeORM running; subclasses inherit.
 import type { Operator } from "../shapes/enums.js";
 import type { DatePart, GeneralizeMode, InferenceRisk, MaskStrategy, PolicyFeature } from "../shapes/policy-enums.js";
+import type { MaskOptionValues } from "../shapes/mask-options.js";
 
 interface Common {
   /** The decorator's name, for traces and explanations ("QpDenied"). */
@@ -18,16 +19,9 @@ export interface TransformOptions {
   readonly acceptInferenceRisks?: readonly InferenceRisk[];
 }
 
-export interface MaskOptions extends TransformOptions {
+/** A QpMask's (or a Mask rule's) settings: the strategy and its options (lib/shapes/mask-options.ts). */
+export interface MaskOptions extends TransformOptions, MaskOptionValues {
   readonly strategy: MaskStrategy;
-  readonly keepStart?: number;
-  readonly keepEnd?: number;
-  readonly maskChar?: string;
-  readonly preserveLength?: boolean;
-  readonly pattern?: string;
-  readonly replacement?: string;
-  readonly text?: string;
-  readonly tokenScope?: string;
 }
 
 export interface GeneralizeOptions extends TransformOptions {

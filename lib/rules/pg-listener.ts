@@ -1,36 +1,14 @@
-// LISTEN on PostgreSQL for the relational rule store: a connection of its own, opened with the
-// settings of the DataSource's primary pool (never one of the pool's connections: a held pool
-// client would make DataSource.destroy() wait for it forever). Its socket is unref'd, so it never
-// keeps the process alive; it closes itself once the DataSource is destroyed.
+// The relational rule store's notifier: a listening connection of the DataSource's own database
+// (its dialect's changeChannel: LISTEN on PostgreSQL, lib/dialect/postgres/listen.ts), kept open,
+// reconnected and pinged by sharedListener; it closes itself once the DataSource is destroyed.
 import type { DataSource } from "typeorm";
+import { dialectOf } from "../dialect/dialect-of.js";
 import {
   type BackOffOptions, type ChannelConnector, type IQpRuleNotifier, type OpenedChannel, type QpRuleChangeSubscriber, type QpRuleSubscription, checkNotifyChannel, sharedListener,
 } from "./notifications.js";
 
-interface PgNotification {
-  channel: string;
-  payload?: string;
-}
-
-interface PgClient {
-  connect(): Promise<void>;
-  query(sql: string): Promise<unknown>;
-  end(): Promise<void>;
-  on(event: "notification", listener: (message: PgNotification) => void): void;
-  on(event: "error", listener: (error: Error) => void): void;
-  on(event: "end", listener: () => void): void;
-  connection?: { stream?: { unref?(): void } };
-}
-
-interface PgPool {
-  options: Record<string, unknown>;
-  Client: new (options: Record<string, unknown>) => PgClient;
-}
-
-/** The application_name of listening connections when the DataSource sets none (to find them in pg_stat_activity). */
-export const listenerApplicationName = "querylib rule listener";
-
-class PgChannelConnector implements ChannelConnector {
+/** The listening connection of the DataSource's dialect (its changeChannel), kept open by sharedListener. */
+class DialectChannelConnector implements ChannelConnector {
   constructor(private readonly dataSource: DataSource, private readonly channel: string) {}
 
   usable(): boolean {
@@ -38,49 +16,16 @@ class PgChannelConnector implements ChannelConnector {
   }
 
   async open(deliver: (payload: string) => void, lost: (error: Error) => void): Promise<OpenedChannel> {
-    // The primary: a NOTIFY reaches listeners of the server it ran on only.
-    const pool = (this.dataSource.driver as unknown as { master?: PgPool }).master;
-    if (!pool?.Client) throw new Error("the DataSource has no PostgreSQL connection pool");
-    const client = new pool.Client({
-      ...pool.options,
-      application_name: (pool.options.application_name as string | undefined) ?? listenerApplicationName,
-      // Notices a peer that vanished without closing the connection (the server's host is gone).
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    let closing = false;
-    let failure: Error | null = null;
-    client.on("error", (error) => (failure = error));
-    client.on("end", () => {
-      if (!closing) lost(failure ?? new Error("the listening connection was closed"));
-    });
-    client.on("notification", (message) => {
-      if (message.channel === this.channel && typeof message.payload === "string") deliver(message.payload);
-    });
-    try {
-      await client.connect();
-      client.connection?.stream?.unref?.();
-      // The channel is a checked lower-case identifier (checkNotifyChannel): quoting keeps it as pg_notify($1) names it.
-      await client.query(`LISTEN "${this.channel}"`);
-    } catch (error) {
-      closing = true;
-      await client.end().catch(() => undefined);
-      throw error;
-    }
-    return {
-      close: async () => {
-        closing = true;
-        await client.end();
-      },
-      // LISTEN again is a no-op round trip, and pg_stat_activity keeps showing the connection's purpose.
-      ping: async () => {
-        await client.query(`LISTEN "${this.channel}"`);
-      },
-    };
+    const changes = dialectOf(this.dataSource).changeChannel;
+    if (!changes) throw new Error("the DataSource's database has no change notifications");
+    return changes.listen(this.dataSource, this.channel, deliver, lost);
   }
 }
 
-/** The relational store's notifier on PostgreSQL: writes NOTIFY inside their transaction, so it has no publish step. */
+/**
+ * The relational store's notifier on a database with a change channel (PostgreSQL): writes notify
+ * inside their transaction, so it has no publish step.
+ */
 export class QpPostgresRuleNotifier implements IQpRuleNotifier {
   readonly channel: string;
 
@@ -90,6 +35,6 @@ export class QpPostgresRuleNotifier implements IQpRuleNotifier {
   }
 
   subscribe(subscriber: QpRuleChangeSubscriber): QpRuleSubscription {
-    return sharedListener(this.dataSource, this.channel, () => new PgChannelConnector(this.dataSource, this.channel), this.backOff).subscribe(subscriber);
+    return sharedListener(this.dataSource, this.channel, () => new DialectChannelConnector(this.dataSource, this.channel), this.backOff).subscribe(subscriber);
   }
 }

@@ -72,7 +72,7 @@ export class QpTypeOrmRuleStore implements IQpRuleStore {
   constructor(private readonly dataSource: DataSource, options: QpTypeOrmRuleStoreOptions = {}) {
     this.lock = connectionLock(dataSource);
     const channel = options.notifyChannel === null ? null : checkNotifyChannel(options.notifyChannel ?? defaultNotifyChannel, "QpTypeOrmRuleStore");
-    this.notifyChannel = dialectOf(dataSource).notifications ? channel : null;
+    this.notifyChannel = dialectOf(dataSource).changeChannel ? channel : null;
     this.changeNotifier = this.notifyChannel ? new QpPostgresRuleNotifier(dataSource, this.notifyChannel, options.notifyBackOff) : null;
   }
 
@@ -122,7 +122,8 @@ export class QpTypeOrmRuleStore implements IQpRuleStore {
       await change(manager);
       if (this.notifyChannel) {
         const row = await versions.findOneByOrFail({ id: 1 });
-        await manager.query("SELECT pg_notify($1, $2)", [this.notifyChannel, changePayload(row)]);
+        const notify = dialectOf(this.dataSource).changeChannel!.notify(this.notifyChannel, changePayload(row));
+        await manager.query(notify.sql, [...notify.parameters]);
       }
     });
   }

@@ -14,6 +14,20 @@ export type TextTest = Extract<TestKind, "equal" | "in" | "contains" | "startsWi
 
 export type Arity = "none" | "one" | "two" | "oneOrMore";
 
+/**
+ * What inference protection lets a caller use on a field it sees transformed (lib/policy/inference.ts):
+ * "equality" always (each value is a guess the request is charged for), "range" on a generalized
+ * field's boundaries only, "none" never (patterns and negations probe the stored value).
+ */
+export type InferenceUse = "equality" | "range" | "none";
+
+/**
+ * Under a group floor, the largest count a Having condition on a Count admits (sanitize.ts,
+ * GroupTooSmall): "largestValue" the largest of its values, "belowFirst" its first value minus
+ * one, "first" its first value, "second" its second value, "unbounded" no bound (never refused).
+ */
+export type CountBound = "largestValue" | "belowFirst" | "first" | "second" | "unbounded";
+
 export interface OperatorMeaning {
   readonly test: TestKind;
   readonly negated: boolean;
@@ -24,6 +38,22 @@ export interface OperatorMeaning {
   /** The values are a list (In and its forms), not one value per position. */
   readonly listValued: boolean;
   readonly dataTypes: ReadonlySet<DataType>;
+  /** Takes no value (the null tests): a URL gives it one empty value, a guess budget charges it nothing. */
+  readonly noValue: boolean;
+  /** Takes exactly one value per condition, or one list (what QpForceWhere may force). */
+  readonly singleValue: boolean;
+  readonly inference: InferenceUse;
+  /** A value of it is a guess of the stored value (pinsValue): a floored Summary refuses it on a protected field. */
+  readonly guess: boolean;
+  readonly countBound: CountBound;
+}
+
+/** The columns each row states besides its test and arity (negated and caseInsensitive default to false). */
+interface RowFacts {
+  readonly negated?: boolean;
+  readonly caseInsensitive?: boolean;
+  readonly inference: InferenceUse;
+  readonly countBound: CountBound;
 }
 
 const all = Object.values(DataType);
@@ -32,62 +62,108 @@ const textOnly = [DataType.Text];
 const ordered = [DataType.Number, DataType.DateTime, DataType.Date];
 const listable = [DataType.Text, DataType.Guid, DataType.Number, DataType.Enum];
 
-const meaning = (test: TestKind, arity: Arity, dataTypes: readonly DataType[], how: { negated?: boolean; caseInsensitive?: boolean } = {}): OperatorMeaning => ({
-  test,
-  negated: how.negated ?? false,
-  caseInsensitive: how.caseInsensitive ?? false,
-  arity,
-  pinsValue: !how.negated && (test === "equal" || test === "in"),
-  listValued: test === "in",
-  dataTypes: new Set(dataTypes),
-});
+const meaning = (test: TestKind, arity: Arity, dataTypes: readonly DataType[], facts: RowFacts): OperatorMeaning => {
+  const pinsValue = !facts.negated && (test === "equal" || test === "in");
+  return {
+    test,
+    negated: facts.negated ?? false,
+    caseInsensitive: facts.caseInsensitive ?? false,
+    arity,
+    pinsValue,
+    listValued: test === "in",
+    dataTypes: new Set(dataTypes),
+    noValue: arity === "none",
+    singleValue: arity === "one" || arity === "oneOrMore",
+    inference: facts.inference,
+    guess: pinsValue,
+    countBound: facts.countBound,
+  };
+};
 const not = { negated: true };
 const folded = { caseInsensitive: true };
 const notFolded = { negated: true, caseInsensitive: true };
+// Shorthands for the two policy columns.
+const equality = { inference: "equality", countBound: "unbounded" } as const;
+const range = { inference: "range", countBound: "unbounded" } as const;
+const refused = { inference: "none", countBound: "unbounded" } as const;
 
+// Columns: test, arity, DataTypes, then negation and case folding, what inference protection allows
+// (InferenceUse) and the count a Having on a Count admits under a group floor (CountBound).
 export const operators: Readonly<Record<Operator, OperatorMeaning>> = {
-  [Operator.Equal]: meaning("equal", "one", all),
-  [Operator.IEqual]: meaning("equal", "one", textOnly, folded),
-  [Operator.NotEqual]: meaning("equal", "one", all, not),
-  [Operator.INotEqual]: meaning("equal", "one", textOnly, notFolded),
-  [Operator.Contains]: meaning("contains", "one", textual),
-  [Operator.IContains]: meaning("contains", "one", textOnly, folded),
-  [Operator.NotContains]: meaning("contains", "one", textual, not),
-  [Operator.INotContains]: meaning("contains", "one", textOnly, notFolded),
-  [Operator.StartsWith]: meaning("startsWith", "one", textual),
-  [Operator.IStartsWith]: meaning("startsWith", "one", textOnly, folded),
-  [Operator.NotStartsWith]: meaning("startsWith", "one", textual, not),
-  [Operator.INotStartsWith]: meaning("startsWith", "one", textOnly, notFolded),
-  [Operator.EndsWith]: meaning("endsWith", "one", textual),
-  [Operator.IEndsWith]: meaning("endsWith", "one", textOnly, folded),
-  [Operator.NotEndsWith]: meaning("endsWith", "one", textual, not),
-  [Operator.INotEndsWith]: meaning("endsWith", "one", textOnly, notFolded),
-  [Operator.In]: meaning("in", "oneOrMore", listable),
-  [Operator.IIn]: meaning("in", "oneOrMore", textOnly, folded),
-  [Operator.NotIn]: meaning("in", "oneOrMore", listable, not),
-  [Operator.INotIn]: meaning("in", "oneOrMore", textOnly, notFolded),
-  [Operator.GreaterThan]: meaning("greaterThan", "one", ordered),
-  [Operator.GreaterThanOrEqual]: meaning("greaterThanOrEqual", "one", ordered),
-  [Operator.LessThan]: meaning("lessThan", "one", ordered),
-  [Operator.LessThanOrEqual]: meaning("lessThanOrEqual", "one", ordered),
-  [Operator.Between]: meaning("between", "two", ordered),
-  [Operator.NotBetween]: meaning("between", "two", ordered, not),
-  [Operator.IsNull]: meaning("isNull", "none", all),
-  [Operator.IsNotNull]: meaning("isNull", "none", all, not),
+  [Operator.Equal]: meaning("equal", "one", all, { ...equality, countBound: "largestValue" }),
+  [Operator.IEqual]: meaning("equal", "one", textOnly, { ...folded, ...equality }),
+  [Operator.NotEqual]: meaning("equal", "one", all, { ...not, ...refused }),
+  [Operator.INotEqual]: meaning("equal", "one", textOnly, { ...notFolded, ...refused }),
+  [Operator.Contains]: meaning("contains", "one", textual, refused),
+  [Operator.IContains]: meaning("contains", "one", textOnly, { ...folded, ...refused }),
+  [Operator.NotContains]: meaning("contains", "one", textual, { ...not, ...refused }),
+  [Operator.INotContains]: meaning("contains", "one", textOnly, { ...notFolded, ...refused }),
+  [Operator.StartsWith]: meaning("startsWith", "one", textual, refused),
+  [Operator.IStartsWith]: meaning("startsWith", "one", textOnly, { ...folded, ...refused }),
+  [Operator.NotStartsWith]: meaning("startsWith", "one", textual, { ...not, ...refused }),
+  [Operator.INotStartsWith]: meaning("startsWith", "one", textOnly, { ...notFolded, ...refused }),
+  [Operator.EndsWith]: meaning("endsWith", "one", textual, refused),
+  [Operator.IEndsWith]: meaning("endsWith", "one", textOnly, { ...folded, ...refused }),
+  [Operator.NotEndsWith]: meaning("endsWith", "one", textual, { ...not, ...refused }),
+  [Operator.INotEndsWith]: meaning("endsWith", "one", textOnly, { ...notFolded, ...refused }),
+  [Operator.In]: meaning("in", "oneOrMore", listable, { ...equality, countBound: "largestValue" }),
+  [Operator.IIn]: meaning("in", "oneOrMore", textOnly, { ...folded, ...equality }),
+  [Operator.NotIn]: meaning("in", "oneOrMore", listable, { ...not, ...refused }),
+  [Operator.INotIn]: meaning("in", "oneOrMore", textOnly, { ...notFolded, ...refused }),
+  [Operator.GreaterThan]: meaning("greaterThan", "one", ordered, range),
+  [Operator.GreaterThanOrEqual]: meaning("greaterThanOrEqual", "one", ordered, range),
+  [Operator.LessThan]: meaning("lessThan", "one", ordered, { ...range, countBound: "belowFirst" }),
+  [Operator.LessThanOrEqual]: meaning("lessThanOrEqual", "one", ordered, { ...range, countBound: "first" }),
+  [Operator.Between]: meaning("between", "two", ordered, { ...range, countBound: "second" }),
+  [Operator.NotBetween]: meaning("between", "two", ordered, { ...not, ...range }),
+  [Operator.IsNull]: meaning("isNull", "none", all, equality),
+  [Operator.IsNotNull]: meaning("isNull", "none", all, { ...not, ...equality }),
+};
+
+/** The operators, in declaration order, whose row says `which`. */
+export const operatorsWhere = (which: (meaning: OperatorMeaning) => boolean): Operator[] => Object.values(Operator).filter((op) => which(operators[op]));
+
+const countBounds: Readonly<Record<CountBound, (numbers: readonly number[]) => number>> = {
+  // Not Math.max(...numbers): a list may hold more values than a call takes arguments.
+  largestValue: (numbers) => numbers.reduce((a, b) => Math.max(a, b), -Infinity),
+  belowFirst: (numbers) => numbers[0]! - 1,
+  first: (numbers) => numbers[0]!,
+  second: (numbers) => numbers[1]!,
+  unbounded: () => Infinity,
+};
+
+/** The largest count a Having condition `operator` with these values admits (its row's CountBound). */
+export function largestCountAdmitted(operator: Operator, numbers: readonly number[]): number {
+  return countBounds[operators[operator].countBound](numbers);
+}
+
+/** Whether each kind of test is an OrderedTest and a TextTest (a new kind fails to compile here, and a wrong answer against the two types). */
+const testFamilies: { readonly [K in TestKind]: { readonly ordered: K extends OrderedTest ? true : false; readonly text: K extends TextTest ? true : false } } = {
+  equal: { ordered: true, text: true },
+  greaterThan: { ordered: true, text: false },
+  greaterThanOrEqual: { ordered: true, text: false },
+  lessThan: { ordered: true, text: false },
+  lessThanOrEqual: { ordered: true, text: false },
+  between: { ordered: true, text: false },
+  in: { ordered: true, text: true },
+  contains: { ordered: false, text: true },
+  startsWith: { ordered: false, text: true },
+  endsWith: { ordered: false, text: true },
+  isNull: { ordered: false, text: false },
 };
 
 /** The operator's test, which must be an ordered one (the plan pairs operators with DataTypes). */
 export function orderedTest(op: Operator): OrderedTest {
   const { test } = operators[op];
-  if (test === "contains" || test === "startsWith" || test === "endsWith" || test === "isNull") throw new Error(`internal: ${op} is not an ordered comparison`);
-  return test;
+  if (!testFamilies[test].ordered) throw new Error(`internal: ${op} is not an ordered comparison`);
+  return test as OrderedTest;
 }
 
 /** The operator's test, which must be one on text. */
 export function textTest(op: Operator): TextTest {
   const { test } = operators[op];
-  if (test !== "equal" && test !== "in" && test !== "contains" && test !== "startsWith" && test !== "endsWith") throw new Error(`internal: ${op} on text`);
-  return test;
+  if (!testFamilies[test].text) throw new Error(`internal: ${op} on text`);
+  return test as TextTest;
 }
 
 const operatorsFor = (dataType: DataType): ReadonlySet<Operator> =>

@@ -4,7 +4,7 @@
 import { MaskStrategy } from "../shapes/policy-enums.js";
 import { PolicyErrorCode, PolicyException, policyError } from "../errors/policy-exception.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
-import { applyTextMask, format, generalize, hmac, truncate } from "./strategies.js";
+import { type MaskNeed, applyTextMask, format, generalize, hmac, maskStrategyRow, truncate } from "./strategies.js";
 import type { TransformChain } from "./field-transforms.js";
 import type { IQpTokenVault } from "./vault.js";
 
@@ -36,14 +36,16 @@ interface TokenBatch {
  * (rule-checks.ts) and when a chain runs (checkChainNeeds); `source` names what asks.
  */
 export function maskNeedsProblem(strategy: MaskStrategy | undefined, env: Pick<TransformEnvironment, "hashSalt" | "vault">, source: string): { code: PolicyErrorCode; message: string } | null {
-  if (strategy === MaskStrategy.Hash && (env.hashSalt ?? "").length < 16) {
-    return { code: PolicyErrorCode.MissingHashSalt, message: `${source} hashes values; set hashSalt (at least 16 characters)` };
-  }
-  if (strategy === MaskStrategy.Tokenize && !env.vault) {
-    return { code: PolicyErrorCode.MissingTokenVault, message: `${source} tokenizes values; set tokenVault` };
-  }
-  return null;
+  const need = maskStrategyRow(strategy)?.needs;
+  return need ? needProblems[need](env, source) : null;
 }
+
+/** Each need of a strategy (its row's `needs`), checked against the configuration. */
+const needProblems: Readonly<Record<NonNullable<MaskNeed>, (env: Pick<TransformEnvironment, "hashSalt" | "vault">, source: string) => { code: PolicyErrorCode; message: string } | null>> = {
+  hashSalt: (env, source) => ((env.hashSalt ?? "").length < 16
+    ? { code: PolicyErrorCode.MissingHashSalt, message: `${source} hashes values; set hashSalt (at least 16 characters)` } : null),
+  vault: (env, source) => (!env.vault ? { code: PolicyErrorCode.MissingTokenVault, message: `${source} tokenizes values; set tokenVault` } : null),
+};
 
 /** A chain's needs that configuration must meet (maskNeedsProblem), as a PolicyException. */
 export function checkChainNeeds(chain: TransformChain, env: Pick<TransformEnvironment, "hashSalt" | "vault">): void {

@@ -1,7 +1,7 @@
 // A member's transformation decorators compiled into one chain (mutate → generalize → format →
 // mask → truncate; QpDefault short-circuits), checked once against the column it decorates.
 import type { GeneralizeOptions, IValueTransformer, MaskOptions, QpAttribute } from "../registry/qp-registry.js";
-import { MaskStrategy } from "../shapes/policy-enums.js";
+import { maskStrategyRow } from "./strategies.js";
 import type { FieldKind } from "../model/field-kind.js";
 import type { MemberPolicy } from "../registry/qp-registry.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
@@ -37,6 +37,9 @@ export function transformChainOf(policy: MemberPolicy | undefined, kind: FieldKi
   return chain;
 }
 
+/** The strategy reads a pattern (Regex): it is compiled once, with the chain. */
+const readsPattern = (o: MaskOptions): boolean => maskStrategyRow(o.strategy)?.reads.includes("pattern") ?? false;
+
 const transformKinds: ReadonlySet<QpAttribute["kind"]> = new Set(["mask", "mutate", "default", "generalize", "truncate", "format"]);
 
 /** QpMask, QpMutate, QpDefault, QpGeneralize, QpTruncate and QpFormat. */
@@ -49,7 +52,7 @@ function build(policy: MemberPolicy, kind: FieldKind | null): TransformChain | n
   const pick = <K extends QpAttribute["kind"]>(k: K) => transforms.find((a) => a.kind === k) as Extract<QpAttribute, { kind: K }> | undefined;
   const mask = pick("mask");
   // Rule 2: every stage but the Null mask emits text; a mask belongs on a member text can be assigned to.
-  if (mask && mask.options.strategy !== MaskStrategy.Null && kind !== null && !textKinds.includes(kind) && !pick("generalize") && !pick("format")) {
+  if (mask && maskStrategyRow(mask.options.strategy)?.emitsText !== false && kind !== null && !textKinds.includes(kind) && !pick("generalize") && !pick("format")) {
     throw new QpConfigurationError(
       `QpMask on ${where}: masks emit text and ${policy.property} is a ${kind} field; use QpGeneralize for numbers and dates, or the Null strategy`,
       "MaskNeedsTextMember",
@@ -66,7 +69,7 @@ function build(policy: MemberPolicy, kind: FieldKind | null): TransformChain | n
     generalize: pick("generalize")?.options,
     format: pick("format")?.format,
     mask: mask?.options,
-    maskRegex: mask?.options.strategy === MaskStrategy.Regex ? compiledMaskPattern(mask.options.pattern!) : null,
+    maskRegex: mask && readsPattern(mask.options) ? compiledMaskPattern(mask.options.pattern!) : null,
     truncate: truncate ? { length: truncate.length, ellipsis: truncate.ellipsis } : undefined,
     allowAggregate: options.every((o) => o.allowAggregate === true),
     minGroupSize: floors.length ? Math.max(...floors) : null,
@@ -81,7 +84,7 @@ export function ruleMaskChain(mask: MaskOptions, member: { owner: Function; memb
   let chain = ruleChains.get(mask);
   if (!chain) {
     chain = {
-      source, mask, maskRegex: mask.strategy === MaskStrategy.Regex ? storedRulePattern(mask.pattern) : null,
+      source, mask, maskRegex: readsPattern(mask) ? storedRulePattern(mask.pattern) : null,
       allowAggregate: false, minGroupSize: null, tokenScope: mask.tokenScope ?? `${member.owner.name}.${member.member.name}`,
     };
     ruleChains.set(mask, chain);

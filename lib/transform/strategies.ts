@@ -3,6 +3,7 @@
 import { HmacSha256 } from "./hmac-sha256.js";
 import { DatePart, GeneralizeMode, MaskStrategy } from "../shapes/policy-enums.js";
 import type { GeneralizeOptions, MaskOptions } from "../registry/qp-registry.js";
+import type { MaskOptionName } from "../shapes/mask-options.js";
 import { characterView, characters, offsetAfter } from "./characters.js";
 import { type MaskPattern, maxRegexInput } from "./linear-regex.js";
 import { decimalText, multipleOf, roundTo, toDecimal } from "./decimal.js";
@@ -90,21 +91,43 @@ export function hmac(salt: string, text: string): string {
 /** Keys by salt: an application has one or a few; the states are as secret as the salt itself, which the options already hold. */
 const hashKeys = new Map<string, HmacSha256>();
 
-/** The masks that rewrite text; Hash, Tokenize and Null are applied by the chain itself (apply.ts). */
-export type TextMaskStrategy = Exclude<MaskStrategy, MaskStrategy.Hash | MaskStrategy.Tokenize | MaskStrategy.Null>;
+/** What configuration must give for a strategy to run (apply.ts, maskNeedsProblem): a hash salt, a token vault, or nothing. */
+export type MaskNeed = "hashSalt" | "vault" | null;
 
-/** One function per text mask: a new strategy is a row here (the type checker asks for it) and its name in MaskStrategy. */
-const textMasks: Readonly<Record<TextMaskStrategy, (text: string, o: MaskOptions, regex: MaskPattern | null) => string>> = {
-  [MaskStrategy.Full]: (text, o) => maskFull(text, o),
-  [MaskStrategy.Partial]: (text, o) => maskPartial(text, o),
-  [MaskStrategy.Email]: (text, o) => maskEmail(text, o),
-  [MaskStrategy.Phone]: (text, o) => maskPhone(text, o),
-  [MaskStrategy.Regex]: (text, o, regex) => maskRegex(text, o, regex),
-  [MaskStrategy.Fixed]: (_text, o) => maskFixed(o),
+export interface MaskStrategyRow {
+  /** The options it reads (lib/shapes/mask-options.ts); a pattern it reads is required and compiled when the mask is declared or written (mask-checks.ts, field-transforms.ts). */
+  readonly reads: readonly MaskOptionName[];
+  /** Its output is text (every strategy but Null), so it goes only on members text can be assigned to. */
+  readonly emitsText: boolean;
+  readonly needs: MaskNeed;
+  /** The function that rewrites text, or null: the chain applies it itself (Hash, Tokenize, Null; apply.ts). */
+  readonly mask: ((text: string, o: MaskOptions, regex: MaskPattern | null) => string) | null;
+}
+
+/**
+ * Every mask strategy in one table: a new strategy is its name in MaskStrategy, its row here (the
+ * type checker asks for it) and its function. The options' checks come from their kinds
+ * (mask-checks.ts), what it needs from `needs` (apply.ts), where it may go from `emitsText`.
+ */
+export const maskStrategies: Readonly<Record<MaskStrategy, MaskStrategyRow>> = {
+  [MaskStrategy.Full]: { reads: ["maskChar", "preserveLength"], emitsText: true, needs: null, mask: (text, o) => maskFull(text, o) },
+  [MaskStrategy.Partial]: { reads: ["keepStart", "keepEnd", "maskChar", "preserveLength"], emitsText: true, needs: null, mask: (text, o) => maskPartial(text, o) },
+  [MaskStrategy.Email]: { reads: ["keepStart", "maskChar", "preserveLength"], emitsText: true, needs: null, mask: (text, o) => maskEmail(text, o) },
+  [MaskStrategy.Phone]: { reads: ["keepStart", "keepEnd", "maskChar"], emitsText: true, needs: null, mask: (text, o) => maskPhone(text, o) },
+  // maskChar and preserveLength: a value too long for the pattern, or a stored rule's pattern RE2 cannot run, is masked Full.
+  [MaskStrategy.Regex]: { reads: ["pattern", "replacement", "maskChar", "preserveLength"], emitsText: true, needs: null, mask: (text, o, regex) => maskRegex(text, o, regex) },
+  [MaskStrategy.Fixed]: { reads: ["text"], emitsText: true, needs: null, mask: (_text, o) => maskFixed(o) },
+  [MaskStrategy.Hash]: { reads: [], emitsText: true, needs: "hashSalt", mask: null },
+  [MaskStrategy.Null]: { reads: [], emitsText: false, needs: null, mask: null },
+  [MaskStrategy.Tokenize]: { reads: ["tokenScope"], emitsText: true, needs: "vault", mask: null },
 };
 
+/** The row of a strategy, or undefined for a name that is none (a stored rule's, say). */
+export const maskStrategyRow = (strategy: MaskStrategy | undefined): MaskStrategyRow | undefined =>
+  strategy !== undefined && Object.hasOwn(maskStrategies, strategy) ? maskStrategies[strategy] : undefined;
+
 export function applyTextMask(text: string, o: MaskOptions, regex: MaskPattern | null): string {
-  const mask = Object.hasOwn(textMasks, o.strategy) ? textMasks[o.strategy as TextMaskStrategy] : undefined;
+  const mask = maskStrategyRow(o.strategy)?.mask;
   if (!mask) throw new Error(`internal: ${o.strategy} is not a text mask`);
   return mask(text, o, regex);
 }

@@ -1,13 +1,15 @@
 // Dialect knowledge lives in lib/dialect/ (one folder per family, one table of TypeORM driver
 // types): no other part of the library tests a dialect's name or a DataSource's driver type. A
 // family's differences are capabilities and overrides of its SqlDialect object, so adding a
-// dialect is its folder plus a line in dialect-of.ts.
+// dialect is its folder plus a line in dialect-of.ts: its SqlDialect object also carries QueryLib's
+// own tables' DDL (lib/migrations/ runs it), its quoting and its change channel (the rule store's
+// notifier), so neither migrations nor rules name a family.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sqlite } from "../../lib/dialect/sqlite/sqlite-dialect.js";
-import { postgres } from "../../lib/dialect/postgres/postgres-dialect.js";
+import { postgres, postgresCompatible } from "../../lib/dialect/postgres/postgres-dialect.js";
 import { mariadb, mysql } from "../../lib/dialect/mysql/mysql-dialect.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -23,7 +25,8 @@ function sources(dir: string): string[] {
 describe("Dialect boundary", () => {
   it("no file outside lib/dialect/ tests a dialect's name or a driver type", () => {
     // A comparison, a set lookup or a switch on a dialect's name or a DataSource's driver type.
-    const pattern = /\.name\s*[!=]==?\s*["'](sqlite|postgres|mysql|mariadb)["']|options\.type\s*[!=]==?|\.has\([^)]*options\.type|switch\s*\([^)]*options\.type/;
+    // Any comparison with a family's name (`family === "mysql"` too), a case of one, or an object keyed by one (a table per family).
+    const pattern = /[!=]==?\s*["'](sqlite|postgres|mysql|mariadb)["']|["'](sqlite|postgres|mysql|mariadb)["']\s*[!=]==?|case\s+["'](sqlite|postgres|mysql|mariadb)["']|^\s*["']?(sqlite|postgres|mysql|mariadb)["']?\s*:|options\.type\s*[!=]==?|\.has\([^)]*options\.type|switch\s*\([^)]*options\.type/;
     const offenders = ["lib", "decorators", "nest-module"]
       .flatMap((dir) => sources(join(root, dir)))
       .filter((path) => !relative(root, path).startsWith(join("lib", "dialect")))
@@ -41,6 +44,20 @@ describe("Dialect boundary", () => {
     }
     assert.deepEqual([sqlite, postgres, mysql].map((d) => d.pooled), [false, true, true]);
     assert.deepEqual([sqlite, postgres, mysql].map((d) => d.notifications), [false, true, false]);
+  });
+
+  it("each family carries its migrations' DDL, its quoting and its change channel", () => {
+    for (const dialect of [sqlite, postgres, mysql, mariadb, postgresCompatible]) {
+      assert.ok(dialect.ddl.schemaV1.length > 0 && dialect.ddl.budgetV2.length > 0 && dialect.ddl.auditCountV2.up && dialect.ddl.auditCountV2.down, dialect.name);
+      // Every statement names QueryLib's tables with the family's own quoting.
+      for (const statement of [...dialect.ddl.schemaV1, ...dialect.ddl.budgetV2, dialect.ddl.auditCountV2.up, dialect.ddl.auditCountV2.down]) {
+        assert.ok(["querylib_rule", "querylib_rule_version", "querylib_token", "querylib_audit_event", "querylib_budget"].some((t) => statement.includes(dialect.quote(t))), statement);
+      }
+      assert.equal(dialect.notifications, dialect.changeChannel !== null, dialect.name);
+    }
+    assert.deepEqual([sqlite.quote("t"), postgres.quote("t"), mysql.quote("t")], ['"t"', '"t"', "`t`"]);
+    assert.deepEqual(postgres.changeChannel!.notify("querylib_rules", "{}"), { sql: "SELECT pg_notify($1, $2)", parameters: ["querylib_rules", "{}"] });
+    assert.equal(postgresCompatible.changeChannel, null);
   });
 
   it("the in-memory target runs the plan without the SQL compiler: nothing in lib/memory/ imports lib/compile/", () => {

@@ -9,12 +9,12 @@ import type { DomainData } from "../domain/seed.js";
 import { Doctor, Patient, Visit, policyData } from "../policy/domain.js";
 import { policyDatabase } from "../policy/policy-targets.js";
 import { Member, memberData } from "../transform/domain.js";
-import { type Dialect, openIsolatedDatabase, seededData, seededDatabase } from "../support/databases.js";
+import { type Dialect, dialects, openIsolatedDatabase, seededData, seededDatabase } from "../support/databases.js";
 import { type DomainSchema, RequestArbitraries, type Shape, schemaOf } from "./arbitraries.js";
 import { codePoint, generalCi, generalCiWeight } from "./compare.js";
 
 export type Target = Dialect | "memory";
-export const fuzzTargets: Target[] = ["sqlite", "postgres", "mariadb", "memory"];
+export const fuzzTargets: Target[] = [...dialects, "memory"];
 export type DomainName = "shop" | "patient" | "member";
 
 // ---------------------------------------------------------------------------------------------

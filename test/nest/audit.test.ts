@@ -8,7 +8,7 @@ import { PolicyEffect, PolicyFeature, QpSubjectKind, type QpAuditEvent } from ".
 import {
   QpAuditEventRecord, QpInMemoryAuditSink, QpLoggerAuditSink, QpTypeOrmAuditSink, type QpRequestAuditEvent, drainAuditEvents, scopeOf, useQpPolicyAudit,
 } from "../../nest-module/index.js";
-import { type Dialect, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, dialects, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { type TestApp, Account, accountsDatabase, call, callers, closeDatabases, expectedIds, startTestApp, tenants } from "./support.js";
 
 /** Where salary > 0, select id and salary, order by salary: one event each for Where, Select and Order. */
@@ -293,7 +293,7 @@ describe("querylib/nest audit", function () {
       }
     });
 
-    for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
+    for (const dialect of dialects) {
       it(`QpTypeOrmAuditSink appends to querylib_audit_event on ${dialect}`, async function () {
         let dataSource: DataSource;
         try {

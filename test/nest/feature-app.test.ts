@@ -12,7 +12,7 @@ import { filterToQueryString } from "../../lib/client/query-string.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { QpConfigurationError, parseFilter, parseSegment, parseSummary } from "../../lib/index.js";
 import { QpInMemoryAuditSink, QueryLibModule, queryLibOpenApiDocument } from "../../nest-module/index.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, dialects } from "../support/targets.js";
 import { type FeatureApp, StaffGuard, featureDatabase, featureRootOptions, startFeatureApp } from "./feature-app/app.js";
 import { Clinic, Patient, PatientStatus, clinicRows, featureTenants, patientsOf } from "./feature-app/entities.js";
 import { type Reply, assertNoStack, call } from "./support.js";
@@ -329,7 +329,7 @@ describe("QueryLibModule.forFeature: a feature app with no query controller of i
     });
   });
 
-  describeOnTargets("forFeature routes of the feature app", ["sqlite", "postgres", "mariadb"] as const, featureDatabase, (_target, dataSource: () => DataSource) => {
+  describeOnTargets("forFeature routes of the feature app", dialects, featureDatabase, (_target, dataSource: () => DataSource) => {
     let f: FeatureApp;
     before(async () => {
       f = await startFeatureApp(dataSource());

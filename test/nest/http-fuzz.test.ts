@@ -23,6 +23,7 @@ import { devUsers } from "../../sample-app/auth.js";
 import { publicNames } from "../../sample-app/domain/entities.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
 import { publicDirectory } from "../../sample-app/public-files.js";
+import { serverDialects } from "../support/target-list.js";
 import { type Dialect, isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { type Reply, rawCall } from "./support.js";
 
@@ -602,7 +603,7 @@ describe("HTTP fuzz of the sample app", function () {
     });
   });
 
-  for (const dialect of ["postgres", "mariadb"] as const) {
+  for (const dialect of serverDialects) {
     describe(`on ${dialect}`, () => {
       let sample: SampleApp | undefined;
       before(async function () {

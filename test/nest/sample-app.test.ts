@@ -11,6 +11,7 @@ import { sampleRules } from "../../sample-app/app.module.js";
 import { Customer, ContactInfo, Department, Employee, Order, OrderItem, Product, Tenant } from "../../sample-app/domain/entities.js";
 import { sampleTenants } from "../../sample-app/domain/seed.js";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
+import { serverDialects } from "../support/target-list.js";
 import { type Dialect, isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 import { type Reply, assertNoStack, call, freePort } from "./support.js";
 
@@ -522,7 +523,7 @@ describe("sample app", function () {
     });
   });
 
-  for (const dialect of ["postgres", "mariadb"] as const) {
+  for (const dialect of serverDialects) {
     describe(`in process on ${dialect} (ormconfig.ts: QUERYLIB_DB=${dialect})`, () => {
       let s: SampleApp | undefined;
       before(async function () {

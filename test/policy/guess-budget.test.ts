@@ -15,7 +15,7 @@ import { bindPolicySection } from "../../lib/policy/options.js";
 import { httpErrorOf } from "../../nest-module/errors.js";
 import { type Dialect, openIsolatedDatabase, openOnIsolatedDatabase } from "../support/databases.js";
 import { RecordingLogger } from "../support/query-logging.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 
 @Entity("gb_customer")
 class GbCustomer {
@@ -48,7 +48,7 @@ async function codeOf(work: Promise<unknown>): Promise<PolicyErrorCode | "ok"> {
   }
 }
 
-describeOnTargets("Guess budget", ["memory", "sqlite", "postgres", "mariadb"] as const, async (dialect: Dialect) => {
+describeOnTargets("Guess budget", targets, async (dialect: Dialect) => {
   // The schema on a database of its own, then the DataSource the tests use: with a logger that counts statements.
   if (dialect === "sqlite") {
     const ds = await new DataSource({ type: "better-sqlite3", database: ":memory:", entities: [GbCustomer, QpBudgetRecord], synchronize: true, logger: loggers.sqlite, logging: true }).initialize();

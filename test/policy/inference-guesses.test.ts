@@ -19,7 +19,7 @@ import { parseShape } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
 import { sanitize } from "../../lib/policy/sanitize-request.js";
 import { openIsolatedDatabase } from "../support/databases.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 import { expectPolicyError } from "./helpers.js";
 
 @Entity("inf_guess_customer")
@@ -79,7 +79,7 @@ const dictionary = (truth: string, decoy: (i: number) => string) => [...Array.fr
 /** Every day of the target's birth year (shown as the year): 365 candidates. */
 const daysOfYear = (year: number) => Array.from({ length: 365 }, (_, d) => new Date(Date.UTC(year, 0, 1 + d)).toISOString().slice(0, 10));
 
-describeOnTargets("Inference protection: guesses per request", ["memory", "sqlite", "postgres", "mariadb"] as const, async (dialect) => {
+describeOnTargets("Inference protection: guesses per request", targets, async (dialect) => {
   const dataSource = await openIsolatedDatabase(dialect, "querylib_inference_guesses", [GuessCustomer]);
   await dataSource.getRepository(GuessCustomer).clear();
   await dataSource.getRepository(GuessCustomer).insert(rows.map((r) => ({ ...r })) as never[]);

@@ -15,7 +15,7 @@ import { bindPolicySection } from "../../lib/policy/options.js";
 import { onBoundary } from "../../lib/policy/inference.js";
 import { DataType } from "../../lib/shapes/enums.js";
 import { openIsolatedDatabase } from "../support/databases.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 import { expectPolicyError } from "./helpers.js";
 
 @Entity("inf_customer")
@@ -128,7 +128,7 @@ async function bisectDate(matches: Oracle, field: string): Promise<string> {
   return iso(lo);
 }
 
-describeOnTargets("Inference protection", ["memory", "sqlite", "postgres", "mariadb"] as const, async (dialect) => {
+describeOnTargets("Inference protection", targets, async (dialect) => {
   const dataSource = await openIsolatedDatabase(dialect, "querylib_inference", [InfCustomer]);
   await dataSource.getRepository(InfCustomer).clear();
   await dataSource.getRepository(InfCustomer).insert(rows.map((r) => ({ ...r })) as never[]);

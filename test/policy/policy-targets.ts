@@ -4,12 +4,12 @@
 import type { DataSource, ObjectLiteral } from "typeorm";
 import { applyPolicy, type GuardedQuery, type QpPolicyContext } from "../../lib/index.js";
 import { openIsolatedDatabase, type Dialect } from "../support/databases.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 import { Doctor, Patient, Visit, policyData, policyEntities } from "./domain.js";
 import { moreData, moreEntities } from "./more-domain.js";
 
 export type PolicyTarget = Dialect | "memory";
-export const policyTargets: PolicyTarget[] = ["memory", "sqlite", "postgres", "mariadb"];
+export const policyTargets: PolicyTarget[] = targets;
 
 export type PolicyData = ReturnType<typeof policyData> & ReturnType<typeof moreData>;
 

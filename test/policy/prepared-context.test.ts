@@ -10,7 +10,7 @@ import {
   applyPolicy, type QpSubject,
 } from "../../lib/index.js";
 import { openIsolatedDatabase, type Dialect } from "../support/databases.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 import { expectPolicyError } from "./helpers.js";
 
 /** Rooms scoped by tenant (Equal) and by the wings the caller may see (In over an array value). */
@@ -44,7 +44,7 @@ async function guestEngine(): Promise<QpPolicyEngine> {
   return engine;
 }
 
-describeOnTargets("Policy: a prepared context is immutable", ["memory", "sqlite", "postgres", "mariadb"] as const, roomDatabase, (target, dataSource) => {
+describeOnTargets("Policy: a prepared context is immutable", targets, roomDatabase, (target, dataSource) => {
   const guard = (context: QpPolicyContext) => applyPolicy(target === "memory" ? rooms() : dataSource().getRepository(Room), context);
   const ids = async (context: QpPolicyContext) => ((await guard(context).toListAsync({ selects: ["id"], orders: [{ sort: 1, field: "id" }] })).data as { id: number }[]).map((r) => r.id);
   let engine: QpPolicyEngine;

@@ -21,7 +21,7 @@ import { lintPolicy } from "../../lib/policy/lint-policy.js";
 import { resolveOptions } from "../../lib/policy/options.js";
 import { navigationRefusal } from "../../lib/policy/tenant-navigation.js";
 import { openIsolatedDatabase, type Dialect } from "../support/databases.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 import { type Shape, cond, expectPolicyError, whereShape } from "./helpers.js";
 
 @Entity("tnav_patient")
@@ -115,7 +115,7 @@ const contextOf = (engine: QpPolicyEngine, tenant: string) =>
 
 type Row = Record<string, unknown>;
 
-describeOnTargets("Policy: navigation between tenant-scoped entities", ["memory", "sqlite", "postgres", "mariadb"] as const, navDatabase, (target, dataSource) => {
+describeOnTargets("Policy: navigation between tenant-scoped entities", targets, navDatabase, (target, dataSource) => {
   // Strict: a refused select is an error, never a silent drop.
   let engine: QpPolicyEngine;
   let a: QpPolicyContext;

@@ -9,6 +9,7 @@ import {
   applyPolicy, type QpPolicyContext, type QpPolicyEngine, type QpRule, type QpRuleInput,
 } from "../../lib/index.js";
 import { skipIfUnavailable } from "../support/databases.js";
+import { type Target, targets } from "../support/targets.js";
 import { DEPARTMENTS, STAFF, ruleData } from "./domain.js";
 import { seenOnSelect, seenOnWhere } from "./observe.js";
 import { clearRuleTables, engine, expectLogicError, prepare, role, rulesDatabase, tenant, user } from "./support.js";
@@ -76,9 +77,9 @@ const accepted: [string, Record<string, unknown>][] = [
   ["a Custom subject", { subjectKind: QpSubjectKind.Custom, subject: "contractor" }],
 ];
 
-type StoreKind = "memory" | "sqlite" | "postgres" | "mariadb";
+type StoreKind = Target;
 
-for (const kind of ["memory", "sqlite", "postgres", "mariadb"] as StoreKind[]) {
+for (const kind of targets as StoreKind[]) {
   describe(`Rules: writing, listing and deleting [${kind} store]`, function () {
     let dataSource: DataSource | undefined;
     let store: IQpRuleStore;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { DataSource } from "typeorm";
 import { MaskStrategy, PolicyEffect, PolicyFeature, QpSubjectKind, QpTypeOrmRuleStore, StoreFailureMode, applyPolicy, type QpPolicyEngine, type QpRuleInput } from "../../lib/index.js";
-import { type Dialect, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, dialects, skipIfUnavailable } from "../support/databases.js";
 import { STAFF, ruleData } from "./domain.js";
 import { seenOnSelect } from "./observe.js";
 import { TestClock, clearRuleTables, closeOwned, engine, prepare, rulesDatabase, sameDatabase, sleep, sqliteFileDatabase } from "./support.js";
@@ -17,7 +17,7 @@ async function traceVersion(e: QpPolicyEngine): Promise<number> {
   return result.policy.snapshotVersion;
 }
 
-for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
+for (const dialect of dialects) {
   describe(`Rules: two engines sharing one relational store [${dialect}]`, function () {
     let first: DataSource;
     let second: DataSource;

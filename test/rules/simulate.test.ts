@@ -8,7 +8,7 @@ import type { DataSource, QueryRunner } from "typeorm";
 import {
   PolicyAction, PolicyEffect, PolicyErrorCode, PolicyFeature, QpSubjectKind, QpTier, applyPolicy, type QpPolicyEngine, type SimulateResponse,
 } from "../../lib/index.js";
-import { type Dialect, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, dialects, skipIfUnavailable } from "../support/databases.js";
 import { Employee, STAFF, oracleData } from "./domain.js";
 import { cond, engine, expectLogicError, expectPolicyError, prepare, role, rulesDatabase } from "./support.js";
 
@@ -56,7 +56,7 @@ const limaNotA1 = {
 };
 const expectedIds = oracleData.employees.filter((e) => e.city === "Lima" && e.audited !== "a1").sort((a, b) => b.salary - a.salary).map((e) => e.id);
 
-for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
+for (const dialect of dialects) {
   describe(`Rules: simulate [${dialect}]`, function () {
     let dataSource: DataSource;
     let e: QpPolicyEngine;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { DataSource } from "typeorm";
 import { PolicyEffect, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTypeOrmRuleStore, applyPolicy, type IQpRuleStore, type QpPolicyContext, type QpRuleInput } from "../../lib/index.js";
-import { type Dialect, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, dialects, skipIfUnavailable } from "../support/databases.js";
 import { STAFF, ruleData } from "./domain.js";
 import { seenOnSelect } from "./observe.js";
 import { TestClock, clearRuleTables, closeOwned, engine, prepare, role, rulesDatabase, sameDatabase, sleep, sqliteFileDatabase, tenant } from "./support.js";
@@ -185,7 +185,7 @@ describe("Rules: snapshots [memory store]", () => {
   });
 });
 
-for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
+for (const dialect of dialects) {
   describe(`Rules: snapshots [${dialect} store]`, function () {
     let admin: DataSource;
     let second: DataSource;

@@ -10,7 +10,7 @@ import {
   MaskStrategy, PolicyEffect, PolicyErrorCode, PolicyFeature, QpRuleRecord, QpSubjectKind, QpTypeOrmRuleStore, RuleRejected, StoreFailureMode,
   type QpPolicyEngine, type QpRuleInput,
 } from "../../lib/index.js";
-import { type Dialect, skipIfUnavailable } from "../support/databases.js";
+import { type Dialect, dialects, skipIfUnavailable } from "../support/databases.js";
 import { STAFF } from "./domain.js";
 import { seenOnSelect, seenOnWhere } from "./observe.js";
 import {
@@ -82,7 +82,7 @@ const breakers: Breaker[] = [
   },
 ];
 
-for (const dialect of ["sqlite", "postgres", "mariadb"] as Dialect[]) {
+for (const dialect of dialects) {
   describe(`Rules: store failure modes against a real store failure [${dialect}]`, function () {
     /** The connection the tests administer the database with (never broken). */
     let admin: DataSource;

@@ -12,12 +12,12 @@ import {
   applyPolicy, type GuardedQuery, type IQpRuleNotifier, type IQpRuleStore, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
 import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
-import { describeOnTargets } from "../support/targets.js";
+import { describeOnTargets, dialects, targets } from "../support/targets.js";
 import { Department, Employee, catalogue, ruleData, ruleDomainEntities } from "./domain.js";
 
 export type RulesTarget = Dialect | "memory";
-export const rulesTargets: RulesTarget[] = ["memory", "sqlite", "postgres", "mariadb"];
-export const rulesDialects: Dialect[] = ["sqlite", "postgres", "mariadb"];
+export const rulesTargets: RulesTarget[] = targets;
+export const rulesDialects: Dialect[] = dialects;
 export const storeEntities = [...ruleDomainEntities, ...QpTypeOrmRuleStore.entities];
 
 type Row = Record<string, unknown>;

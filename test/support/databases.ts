@@ -5,8 +5,9 @@ import { DataSource, type DataSourceOptions, type MixedList } from "typeorm";
 import { domainEntities } from "../domain/entities.js";
 import { generateDomain, insertDomain, type DomainData } from "../domain/seed.js";
 
-export type Dialect = "sqlite" | "postgres" | "mariadb";
-export const dialects: Dialect[] = ["sqlite", "postgres", "mariadb"];
+import type { Dialect } from "./target-list.js";
+
+export { type Dialect, dialects } from "./target-list.js";
 
 type Entities = MixedList<Function | string>;
 

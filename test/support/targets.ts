@@ -2,10 +2,10 @@
 // The same cases must give the same answers everywhere, so the body is written once.
 import type { DataSource } from "typeorm";
 import type { DomainData } from "../domain/seed.js";
-import { seededData, seededDatabase, skipIfUnavailable, type Dialect } from "./databases.js";
+import { seededData, seededDatabase, skipIfUnavailable } from "./databases.js";
+import { type Dialect, type Target, targets } from "./target-list.js";
 
-export type Target = Dialect | "memory";
-export const targets: Target[] = ["memory", "sqlite", "postgres", "mariadb"];
+export { type Target, dialects, serverDialects, targets } from "./target-list.js";
 
 export interface TargetContext {
   target: Target;

@@ -13,7 +13,7 @@ import {
   QpPolicyContext, QpPolicyEngine, applyPolicy, type IQpTokenVault, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
 import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
-import { describeOnTargets } from "../support/targets.js";
+import { type Target, describeOnTargets, targets } from "../support/targets.js";
 import { Member, memberData } from "./domain.js";
 import {
   CountingMutator, TrAddress, TrBadNumberMask, TrBranch, TrCard, TrHolder, TrMaskedEmbedded, TrMaskedNavigation, branchCities, moreTransformData, moreTransformEntities, regionOf,
@@ -24,8 +24,6 @@ const hex32 = /^[0-9a-f]{32}$/;
 
 // ---- targets --------------------------------------------------------------------------------
 
-type Target = Dialect | "memory";
-const targets: Target[] = ["memory", "sqlite", "postgres", "mariadb"];
 type Row = Record<string, unknown>;
 type Shape = Record<string, unknown>;
 

@@ -4,6 +4,8 @@
 import { type ListSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
 import { Direction } from "../../shapes/enums.js";
 import { readPostgresRows } from "./read-rows.js";
+import { postgresChangeChannel } from "./listen.js";
+import { postgresDdl } from "./ddl.js";
 
 const lower = (e: string) => `replace(lower(${e}), 'ς', 'σ')`;
 
@@ -51,6 +53,8 @@ export const postgres: SqlDialect = {
   pooled: true,
   upsertReturning: true,
   notifications: true,
+  changeChannel: postgresChangeChannel,
+  ddl: postgresDdl,
   prepare: () => undefined,
   learnSchema: null,
   readRows: readPostgresRows,
@@ -83,4 +87,4 @@ export const postgres: SqlDialect = {
 };
 
 /** PostgreSQL's SQL on a server without LISTEN/NOTIFY support QueryLib relies on (CockroachDB, Aurora). */
-export const postgresCompatible: SqlDialect = { ...postgres, notifications: false };
+export const postgresCompatible: SqlDialect = { ...postgres, notifications: false, changeChannel: null };

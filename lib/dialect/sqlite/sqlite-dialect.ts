@@ -1,9 +1,10 @@
 // SQLite (better-sqlite3, sql.js and the mobile drivers): one connection, no boolean or date
 // types, an ASCII-only lower() and a LIKE that ignores ASCII case, both replaced here.
-import { type ListSite, type PatternSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
+import { type ListSite, type PatternKind, type PatternSite, type SqlDialect, sharedSql, sqlDirection } from "../sql-dialect.js";
 import { foldCase } from "../fold-case.js";
-import { registerSqliteFunctions } from "./functions.js";
+import { ciMatchModes, registerSqliteFunctions } from "./functions.js";
 import { readSqliteRows } from "./read-rows.js";
+import { sqliteDdl } from "./ddl.js";
 
 const doubleQuote = (id: string) => (id.includes('"') ? `"${id.replaceAll('"', '""')}"` : `"${id}"`);
 const lower = (e: string) => `ql_lower(${e})`;
@@ -39,6 +40,16 @@ const isAscii = (text: string) => /^[\x00-\x7f]*$/.test(text);
 /** ASCII without i and k: SQLite's LIKE matches such a needle exactly as foldCase does. */
 const likeFoldsAsFoldCase = (needle: string) => isAscii(needle) && !/[ik]/i.test(needle);
 
+/**
+ * The exact (case-sensitive) test of each kind by position: instr/substr are exact where SQLite's
+ * LIKE ignores ASCII case. `needle()` binds the needle once per call, in the order written.
+ */
+const exactPatternTests: Readonly<Record<PatternKind, (expr: string, needle: () => string) => string>> = {
+  contains: (expr, needle) => `instr(${expr}, ${needle()}) > 0`,
+  startsWith: (expr, needle) => `substr(${expr}, 1, length(${needle()})) = ${needle()}`,
+  endsWith: (expr, needle) => `substr(${expr}, -length(${needle()})) = ${needle()}`,
+};
+
 function textPattern({ expr, kind, needle, pattern, insensitive, negated, bind }: PatternSite): string {
   const not = negated ? "NOT " : "";
   if (insensitive) {
@@ -50,7 +61,7 @@ function textPattern({ expr, kind, needle, pattern, insensitive, negated, bind }
     // Each call hands JavaScript the needle anew, so text shorter than the needle (which cannot
     // hold it: folding keeps one character per character) is decided in SQL first: a needle of
     // 10,000 "é" on a collection path made 46,000 calls decode 20 KB each, 4.6 s (found by the fuzzer).
-    const mode = kind === "contains" ? 0 : kind === "startsWith" ? 1 : 2;
+    const { mode } = ciMatchModes[kind];
     const matcher = `(length(${expr}) >= ${bind.param([...needle].length)} AND ql_ci_match(${expr}, ${bind.param(foldCase(needle))}, ${mode}) = 1)`;
     if (!isAscii(needle)) return `${not}${matcher}`;
     // An ASCII needle with i or k: every LIKE match is a match, and the only others are in text
@@ -59,11 +70,7 @@ function textPattern({ expr, kind, needle, pattern, insensitive, negated, bind }
     return `${not}(${expr} LIKE ${bind.param(pattern)} ESCAPE '!' OR ((instr(${expr}, '\u0130') > 0 OR instr(${expr}, '\u212A') > 0) AND ${matcher}))`;
   }
   // SQLite's LIKE ignores ASCII case: test positions instead (instr/substr are exact).
-  const test = kind === "contains"
-    ? `instr(${expr}, ${bind.param(needle)}) > 0`
-    : kind === "startsWith"
-      ? `substr(${expr}, 1, length(${bind.param(needle)})) = ${bind.param(needle)}`
-      : `substr(${expr}, -length(${bind.param(needle)})) = ${bind.param(needle)}`;
+  const test = exactPatternTests[kind](expr, () => bind.param(needle));
   return negated ? `NOT (${test})` : test;
 }
 
@@ -91,6 +98,8 @@ export const sqlite: SqlDialect = {
   pooled: false,
   upsertReturning: true,
   notifications: false,
+  changeChannel: null,
+  ddl: sqliteDdl,
   prepare: registerSqliteFunctions,
   learnSchema: null,
   readRows: readSqliteRows,

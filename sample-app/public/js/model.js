@@ -3,7 +3,7 @@
 // ("conditionGroup.subConditionGroups[0].conditions[1].field") finds the part it is about.
 // Conditions and groups are made with querylib/client's builders (served from the library's own
 // build at /querylib/), so the page and the server share one definition of the shapes.
-import { Aggregator, Intersection, Operator, and, cond, groupOf, or } from "/querylib/client/index.js";
+import { Aggregator, Intersection, and, cond, groupOf, operators, or } from "/querylib/client/index.js";
 
 let lastId = 0;
 export const newId = (prefix) => `${prefix}${++lastId}`;
@@ -28,12 +28,11 @@ export function emptyQueries() {
   };
 }
 
-/** How many values an operator takes: 0, 1, 2 or "many". */
+const valueCounts = { none: 0, one: 1, two: 2, oneOrMore: "many" };
+
+/** How many values an operator takes: 0, 1, 2 or "many" (the operator table's arity column). */
 export function arity(operator) {
-  if (operator === Operator.IsNull || operator === Operator.IsNotNull) return 0;
-  if (operator === Operator.Between || operator === Operator.NotBetween) return 2;
-  if ([Operator.In, Operator.IIn, Operator.NotIn, Operator.INotIn].includes(operator)) return "many";
-  return 1;
+  return valueCounts[operators[operator]?.arity ?? "one"];
 }
 
 export function initialValues(operator, previous = []) {
