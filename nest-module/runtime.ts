@@ -7,7 +7,7 @@ import { isObservable, lastValueFrom } from "rxjs";
 import { DataSource } from "typeorm";
 import { type IQpAuditSink, QpConfigurationError, QpPolicyEngine, addQpPolicies } from "../lib/index.js";
 import { reworded } from "../lib/errors/configuration-error.js";
-import { bindPolicySection } from "../lib/policy/options.js";
+import { bindPolicySection } from "../lib/decisions/options.js";
 import { QpLoggerAuditSink } from "./audit-sinks.js";
 import { QpGroupCommitAuditSink } from "./audit-group-commit.js";
 import type { QpClaimsOptions } from "./claims.js";

@@ -3,7 +3,7 @@
 // QueryLib.Policies, its exposed entities, its seeded rules and the context values its claims
 // mapping provides. A module of its own so the linter loads no Nest application.
 import { QpEntityCatalogue, QpInMemoryTokenVault } from "../lib/index.js";
-import { bindPolicySection } from "../lib/policy/options.js";
+import { bindPolicySection } from "../lib/decisions/options.js";
 import { publicNames } from "./domain/entities.js";
 import { sampleConfiguration, sampleRules } from "./app.module.js";
 import { resolveSampleSecrets } from "./secrets.js";

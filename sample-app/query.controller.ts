@@ -7,7 +7,7 @@ import { DataSource } from "typeorm";
 import { LogicException, QpSubjectKind, UnknownEntity } from "../lib/index.js";
 import { QpAuditEventRecord, QpExceptionFilter, QpHttpError, QueryLibService } from "../nest-module/index.js";
 import { AdminRoleGuard, crossTenantSubject, devUsers, isPolicyAdmin } from "./auth.js";
-import { adminTenantScopeOf, findingsInScope } from "../lib/policy/admin-tenancy.js";
+import { adminTenantScopeOf, findingsInScope } from "../lib/admin/admin-tenancy.js";
 import { devHostNotice } from "./dev-mode.js";
 import { publicNames } from "./domain/entities.js";
 

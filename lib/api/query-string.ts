@@ -8,7 +8,7 @@ import { modelOfClass } from "../model/entity-model.js";
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { type ParseLimits, parseFilter } from "../parse/parse-shapes.js";
 import { capDefaults } from "../limits/caps.js";
-import { reference } from "../policy/references.js";
+import { reference } from "../decisions/references.js";
 import { resolvePath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import { DataType } from "../shapes/enums.js";

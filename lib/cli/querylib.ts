@@ -8,9 +8,9 @@
 // recorded by another copy of QueryLib than this command's (two copies in node_modules).
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { QpPolicyEngine } from "../policy/engine.js";
-import { findingLine, lintPolicy } from "../policy/lint-policy.js";
-import { QpEntityCatalogue, type QpPolicyOptions, bindPolicySection } from "../policy/options.js";
+import { QpPolicyEngine } from "../engine/engine.js";
+import { findingLine, lintPolicy } from "../lint/lint-policy.js";
+import { QpEntityCatalogue, type QpPolicyOptions, bindPolicySection } from "../decisions/options.js";
 import { loadedQueryLibCopies, qpRegistry } from "../registry/qp-registry.js";
 import { type QpRuleInput, normalizeRule } from "../rules/rule.js";
 

@@ -170,7 +170,7 @@ export function useScopeCompiler(compile: (scope: Scope, predicate: Predicate) =
 
 /**
  * The forced predicates of a hop's target (Hop.scope), on its rows under `alias`, or null: a row
- * of another scope joins as no row and matches no EXISTS (policy/tenant-navigation.ts).
+ * of another scope joins as no row and matches no EXISTS (decisions/tenant-navigation.ts).
  */
 export function hopScope(writer: SqlWriter, hop: Hop, alias: string): string | null {
   if (!hop.scope || hop.scope.length === 0) return null;

@@ -1,6 +1,6 @@
 // The caps of every request (QpCaps) and their defaults: how deep, how long, how many. Parsing
 // enforces the request bounds on every request, unguarded ones by capDefaults, guarded ones by
-// their engine's caps (QpPolicyOptions.caps, read and checked by policy/options.ts).
+// their engine's caps (QpPolicyOptions.caps, read and checked by decisions/options.ts).
 
 export interface QpCaps {
   maxPageSize: number;

@@ -47,7 +47,7 @@ export function elementsOf(value: unknown, hop: Hop): Row[] {
   return hop.scope && hop.scope.length > 0 ? (value as Row[]).filter((element) => element !== null && element !== undefined && inScope(element, hop)) : (value as Row[]);
 }
 
-/** Whether a row reached through `hop` satisfies the forced predicates of its entity (policy/tenant-navigation.ts). */
+/** Whether a row reached through `hop` satisfies the forced predicates of its entity (decisions/tenant-navigation.ts). */
 export function inScope(row: Row, hop: Hop): boolean {
   return !hop.scope || hop.scope.every((p) => matches(row, p));
 }

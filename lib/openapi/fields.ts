@@ -6,10 +6,10 @@
 import { type EntityModel, type MemberScope, modelOfClass } from "../model/entity-model.js";
 import type { FieldKind } from "../model/field-kind.js";
 import { fittingDataTypes } from "../plan/operator-rules.js";
-import { attributeSources } from "../policy/decide.js";
-import { operatorLimitOf } from "../policy/entity-policy.js";
-import { navigationRefusal } from "../policy/tenant-navigation.js";
-import { type PolicyMember, policyMember } from "../policy/references.js";
+import { attributeSources } from "../decisions/decide.js";
+import { operatorLimitOf } from "../decisions/entity-policy.js";
+import { navigationRefusal } from "../decisions/tenant-navigation.js";
+import { type PolicyMember, policyMember } from "../decisions/references.js";
 import type { QpCaps } from "../limits/caps.js";
 import { operatorsOf } from "../shapes/operator-table.js";
 import { type DataType, Operator } from "../shapes/enums.js";
@@ -86,9 +86,9 @@ export function widestFieldsOf(entity: Function, caps: QpCaps): WidestField[] {
         continue;
       }
       // A denied navigation is not selectable whole, yet its target's members are reached through
-      // it with their own decisions (policy/references.ts): the walk goes on.
+      // it with their own decisions (decisions/references.ts): the walk goes on.
       const target: EntityModel = member.target();
-      // Not offered: a navigation into a scoped entity that is not proven tenant-safe (policy/tenant-navigation.ts).
+      // Not offered: a navigation into a scoped entity that is not proven tenant-safe (decisions/tenant-navigation.ts).
       if (navigationRefusal(owner, member.name, target.target)) continue;
       if (!sealedDeny(step, PolicyFeature.Select)) fields.push(whole());
       const seen = counts.get(target.target) ?? 0;

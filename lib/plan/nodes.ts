@@ -11,7 +11,7 @@ declare module "../resolve/resolved-path.js" {
     /**
      * The forced predicates (QpForceWhere) of `to`, on `to`'s own columns, that every row this hop
      * reaches must satisfy: a guarded plan puts them on each hop into a scoped entity
-     * (policy/tenant-navigation.ts); the join's ON, the EXISTS' WHERE and the in-memory evaluator
+     * (decisions/tenant-navigation.ts); the join's ON, the EXISTS' WHERE and the in-memory evaluator
      * apply them, so a row outside the caller's scope is as absent as a missing one. Declared here,
      * with the plan's nodes, so resolve/ does not import the plan.
      */

@@ -1,7 +1,7 @@
 // Where a plan builder gets the path a request names at a place. Unguarded, the request's text
 // is resolved by property names. Under a guard the policy has already resolved every field
 // reference by public names (aliases) and decided on it: the plan is built from the caller's
-// parsed request with those resolutions (policy/placements.ts), so each path is walked once and
+// parsed request with those resolutions (guard/placements.ts), so each path is walked once and
 // a use the policy dropped never enters the plan.
 import type { EntityModel } from "../model/entity-model.js";
 import { resolvePath } from "../resolve/resolve-path.js";

@@ -53,7 +53,7 @@ export type QpAttribute = Common & (
   | { readonly kind: "audit"; readonly features: PolicyFeature }
 );
 
-/** A member's attributes as the policy reads them (policy/entity-policy.ts builds them per class). */
+/** A member's attributes as the policy reads them (decisions/entity-policy.ts builds them per class). */
 export interface MemberPolicy {
   readonly owner: Function;
   readonly property: string;

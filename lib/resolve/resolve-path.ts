@@ -19,7 +19,7 @@ export const maxCachedPathLength = 256;
  * How a segment names a member of `scope` (owned by the class `owner`: an entity, or an embedded
  * object's class): the one place where the two spellings of a path differ. Unguarded, a segment
  * is a property name (findDeclared); under a guard, the policy's public names (aliases) are
- * (policy/references.ts). It returns the member or throws, naming the path as written.
+ * (decisions/references.ts). It returns the member or throws, naming the path as written.
  */
 export type SegmentFinder = (owner: Function, ownerName: string, scope: MemberScope, segment: string, raw: string, where: string) => Member;
 

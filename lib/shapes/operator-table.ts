@@ -15,7 +15,7 @@ export type TextTest = Extract<TestKind, "equal" | "in" | "contains" | "startsWi
 export type Arity = "none" | "one" | "two" | "oneOrMore";
 
 /**
- * What inference protection lets a caller use on a field it sees transformed (lib/policy/inference.ts):
+ * What inference protection lets a caller use on a field it sees transformed (lib/decisions/inference.ts):
  * "equality" always (each value is a guess the request is charged for), "range" on a generalized
  * field's boundaries only, "none" never (patterns and negations probe the stored value).
  */

@@ -1,6 +1,6 @@
 // The policy trace every guarded result carries: for each field touched, what was done, at
 // which level, by which source — enough to answer "why is this column missing?". A result shape
-// (the browser client reads it too); policy/trace.ts copies it.
+// (the browser client reads it too); guard/trace.ts copies it.
 import type { PolicyAction, PolicyLevel, QpTier } from "./policy-enums.js";
 
 export interface PolicyTraceEntry {

@@ -3,12 +3,12 @@
 // before any of them (see QpRuntime.authorize).
 import { Logger } from "@nestjs/common";
 import { LogicException, QpSubjectKind, type QpPolicyContext, type QpRule } from "../../lib/index.js";
-import type { ExplainResponse } from "../../lib/policy/admin.js";
+import type { ExplainResponse } from "../../lib/admin/admin.js";
 import { type QpClaimsOptions, getPolicyContextAsync } from "../claims.js";
 import { QpHttpError } from "../errors.js";
-import { findingLine } from "../../lib/policy/lint-policy.js";
+import { findingLine } from "../../lib/lint/lint-policy.js";
 import { RuleRejected } from "../../lib/rules/rule.js";
-import { type QpAdminTenantScope, adminTenantScopeOf, findingsInScope, requireRuleInScope, ruleInScope } from "../../lib/policy/admin-tenancy.js";
+import { type QpAdminTenantScope, adminTenantScopeOf, findingsInScope, requireRuleInScope, ruleInScope } from "../../lib/admin/admin-tenancy.js";
 import { openApiDocumentOfRuntime } from "../openapi.js";
 import type { QpAdminLevel, QpResolvedAdmin, QpRuntime } from "../runtime.js";
 import { ExplainRequestDto, RuleRequestDto, SchemaRequestDto, SimulateRequestDto, readBody } from "./dto.js";

@@ -36,14 +36,22 @@ export const layers: readonly (readonly string[])[] = [
   ["lib/memory"],
   // The one driver (driver.ts), its stages, sources and the unguarded guard: every path runs it.
   ["lib/pipeline"],
-  // The unguarded query functions: the guarded handle (policy/guarded.ts) compiles its builders
+  // The unguarded query functions: the guarded handle (engine/guarded.ts) compiles its builders
   // with them, so they sit below the policy.
   ["lib/api"],
   ["lib/transform"],
   ["lib/vaults"],
   ["lib/rules"], // rule stores and notifiers
   ["lib/budget"],
-  ["lib/policy"],
+  // The policy, in its parts: decisions (options, rules compiled, decision tables, validate-once,
+  // inference rules, cost, audit events, tenant-navigation proofs), the guard (placements, trace,
+  // the plan and row passes, the pipeline's guard), the linter, the admin functions, the engine
+  // and its guarded handle (applyPolicy).
+  ["lib/decisions"],
+  ["lib/guard"],
+  ["lib/lint"],
+  ["lib/admin"],
+  ["lib/engine"],
   // Types a field of a query string by its public name (an alias), which only the policy knows.
   ["lib/api/query-string.ts"],
   ["lib/openapi"],

@@ -1,5 +1,5 @@
 // One pipeline, one driver (issue #43): the stages of a request are run by lib/pipeline/driver.ts
-// alone, and the policy enters it as a guard (lib/policy/policy-guard.ts), never by running a
+// alone, and the policy enters it as a guard (lib/guard/policy-guard.ts), never by running a
 // stage itself. A source file outside those that calls a stage function is a second pipeline.
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -40,10 +40,10 @@ const stages: Record<string, readonly string[]> = {
   runPlanInMemory: ["lib/pipeline/driver.ts"],
   statementsOf: ["lib/pipeline/driver.ts"],
   // the policy's hooks: the guard's, called by the driver through it
-  sanitize: ["lib/policy/policy-guard.ts"],
-  transformPlan: ["lib/policy/policy-guard.ts"],
-  transformResult: ["lib/policy/policy-guard.ts"],
-  chargeGuessBudget: ["lib/policy/policy-guard.ts"],
+  sanitize: ["lib/guard/policy-guard.ts"],
+  transformPlan: ["lib/guard/policy-guard.ts"],
+  transformResult: ["lib/guard/policy-guard.ts"],
+  chargeGuessBudget: ["lib/guard/policy-guard.ts"],
 };
 
 describe("One pipeline, one driver", () => {

@@ -4,7 +4,7 @@
 // process-wide engine (useDefaultEngine) outlives the module and keeps listening.
 import { expect } from "chai";
 import { type IQpRuleNotifier, type QpNotificationState, type QpRuleChangeSubscriber, type QpRuleSubscription } from "../../lib/index.js";
-import { resetDefaultPolicyEngineForTests } from "../../lib/policy/engine.js";
+import { resetDefaultPolicyEngineForTests } from "../../lib/engine/engine.js";
 import { call, callers, closeDatabases, startTestApp } from "./support.js";
 
 /** A notifier in memory that records its subscriptions. */

@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { ConfigModule, ConfigService } from "@nestjs/config";
 import { MaskStrategy, PolicyException, QpConfigurationError, QpMask, QpPolicy, QpTier } from "../../lib/index.js";
 import { Column, Entity, PrimaryColumn } from "typeorm";
-import { resetDefaultPolicyEngineForTests } from "../../lib/policy/engine.js";
+import { resetDefaultPolicyEngineForTests } from "../../lib/engine/engine.js";
 import { Injectable } from "@nestjs/common";
 import { QueryLibModule, type QueryLibModuleOptions, QueryLibService, mapQpPolicyAdmin } from "../../nest-module/index.js";
 import { accountsDatabase, call, callers, closeDatabases, defaultModuleOptions, startTestApp, startupError } from "./support.js";

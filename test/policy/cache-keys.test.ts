@@ -11,9 +11,9 @@ import {
   applyPolicy, inMemory, toList,
 } from "../../lib/index.js";
 import { keyOf } from "../../lib/execute/sql-texts.js";
-import { DecisionTable } from "../../lib/policy/decision-table.js";
-import type { PolicyMember } from "../../lib/policy/references.js";
-import { classPolicyOf } from "../../lib/policy/entity-policy.js";
+import { DecisionTable } from "../../lib/decisions/decision-table.js";
+import type { PolicyMember } from "../../lib/decisions/references.js";
+import { classPolicyOf } from "../../lib/decisions/entity-policy.js";
 import { Patient, policyData } from "./domain.js";
 import { expectPolicyError, plain } from "./helpers.js";
 

@@ -13,7 +13,7 @@ import {
   QpPolicyContext, QpPolicyEngine, QpRequireWhere, QpSubjectKind, QpTier, QpTruncate, StoreFailureMode, addQpPolicies, applyPolicy,
   capDefaults, qpRegistry,
 } from "../../lib/index.js";
-import { resetDefaultPolicyEngineForTests } from "../../lib/policy/engine.js";
+import { resetDefaultPolicyEngineForTests } from "../../lib/engine/engine.js";
 import { Doctor, Patient, Visit } from "./domain.js";
 import { expectPolicyError, patientDefaultKeys, t1, t2, tenantContext, whereShape, cond, type Guarded, assertTenant, idsOf } from "./helpers.js";
 import { allPolicyData, forEachPolicyTarget } from "./policy-targets.js";

@@ -11,7 +11,7 @@ import {
   MaskStrategy, PolicyErrorCode, PolicyException, QpConfigurationError, QpEntityCatalogue, QpInMemoryBudgetLedger, QpLedgerUnavailable, QpMask, QpPolicyContext,
   QpPolicyEngine, QpSubjectKind, QpTypeOrmBudgetLedger, QpBudgetRecord, StoreFailureMode, applyPolicy, type IQpBudgetLedger, type QpGuessBudgetInput,
 } from "../../lib/index.js";
-import { bindPolicySection } from "../../lib/policy/options.js";
+import { bindPolicySection } from "../../lib/decisions/options.js";
 import { httpErrorOf } from "../../nest-module/errors.js";
 import { type Dialect, openIsolatedDatabase, openOnIsolatedDatabase } from "../support/databases.js";
 import { RecordingLogger } from "../support/query-logging.js";

@@ -128,7 +128,7 @@ export const scopedNavigationSource = "QpForceWhere on Patient.tenantId (rows of
 
 /**
  * The whole trace source of such a refusal in this domain: the rule's words, then why the hop is
- * not proven tenant-safe (lib/policy/tenant-navigation.ts): Doctor.patients or Visit.patient,
+ * not proven tenant-safe (lib/decisions/tenant-navigation.ts): Doctor.patients or Visit.patient,
  * neither of which is scoped.
  */
 export function scopedNavigationTrace(path: string): string {

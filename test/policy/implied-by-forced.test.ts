@@ -1,5 +1,5 @@
 // A caller's comparison that a forced Equal already makes true is left out of the plan
-// (lib/policy/implied-by-forced.ts). The plan tests pin what is removed and, above all, what is
+// (lib/guard/implied-by-forced.ts). The plan tests pin what is removed and, above all, what is
 // not: anything but Equal/In listing the forced value itself (===), another DataType family, a
 // negated or case-insensitive operator, and the forced predicate, which is never touched. The
 // target tests run caller groups on the forced column itself on every target (memory, SQLite,
@@ -13,8 +13,8 @@ import { parseShape } from "../../lib/pipeline/stages.js";
 import { type ShapePlan, planParsed } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
 import type { Comparison, Predicate } from "../../lib/plan/nodes.js";
-import { sanitize } from "../../lib/policy/sanitize-request.js";
-import { transformPlan } from "../../lib/policy/transform-plan.js";
+import { sanitize } from "../../lib/guard/sanitize-request.js";
+import { transformPlan } from "../../lib/guard/plan-pass.js";
 import { Patient } from "./domain.js";
 import { type Shape, and, assertTenant, cond, convenience, group, idsOf, or, t1, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget } from "./policy-targets.js";

@@ -13,11 +13,11 @@ import {
   DatePart, GeneralizeMode, InferenceRisk, MaskStrategy, PolicyEffect, PolicyErrorCode, PolicyFeature,
   QpEntityCatalogue, QpGeneralize, QpMask, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
-import { guessCountsOf, guessesOf } from "../../lib/policy/inference.js";
+import { guessCountsOf, guessesOf } from "../../lib/decisions/inference.js";
 import { Operator } from "../../lib/shapes/enums.js";
 import { parseShape } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
-import { sanitize } from "../../lib/policy/sanitize-request.js";
+import { sanitize } from "../../lib/guard/sanitize-request.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";
 import { expectPolicyError } from "./helpers.js";

@@ -11,8 +11,8 @@ import {
   DatePart, GeneralizeMode, InferenceRisk, MaskStrategy, PolicyAction, PolicyEffect, PolicyErrorCode, PolicyException, PolicyFeature, QpDefault,
   QpEntityCatalogue, QpGeneralize, QpMask, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTier, applyPolicy, type PolicyTrace, type QpPolicyOptionsInput,
 } from "../../lib/index.js";
-import { bindPolicySection } from "../../lib/policy/options.js";
-import { onBoundary } from "../../lib/policy/inference.js";
+import { bindPolicySection } from "../../lib/decisions/options.js";
+import { onBoundary } from "../../lib/decisions/inference.js";
 import { DataType } from "../../lib/shapes/enums.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";

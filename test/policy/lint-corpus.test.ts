@@ -1,4 +1,4 @@
-// The policy linter (lib/policy/lint-policy.ts) against a corpus of misconfigurations: each case
+// The policy linter (lib/lint/lint-policy.ts) against a corpus of misconfigurations: each case
 // is one small entity (and, where it takes one, a rule or an option) with the exact finding it
 // must produce (code, severity, field, feature, subject, source) and, where the case is a fix,
 // the finding it must not. What each error-level finding predicts is performed as an attack in
@@ -10,8 +10,8 @@ import {
   QpNoOrder, QpNoSelect, QpNoWhere, QpOperators, QpPolicyContext, QpPolicyEngine, QpRequireWhere, QpSubjectKind, QpTruncate, QpEntityCatalogue, applyPolicy,
   type QpPolicyOptionsInput, type QpRuleInput,
 } from "../../lib/index.js";
-import { type QpLintFinding, type QpLintOptions, lintPolicy } from "../../lib/policy/lint-policy.js";
-import { resolveOptions } from "../../lib/policy/options.js";
+import { type QpLintFinding, type QpLintOptions, lintPolicy } from "../../lib/lint/lint-policy.js";
+import { resolveOptions } from "../../lib/decisions/options.js";
 import { type QpRule, normalizeRule } from "../../lib/rules/rule.js";
 import { expectPolicyError } from "./helpers.js";
 import { PolicyErrorCode } from "../../lib/index.js";

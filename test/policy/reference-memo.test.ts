@@ -1,4 +1,4 @@
-// Field references under a guard are memoised per root and text (lib/policy/references.ts). The
+// Field references under a guard are memoised per root and text (lib/decisions/references.ts). The
 // memo must never outlive what it was resolved from: a decorator added later (an alias that
 // hides a member's own name) is honoured at once; a failing path is never kept, so its error
 // names where it was written each time; case variants, each a text of their own, stay correct

@@ -1,4 +1,4 @@
-// Sanitized shapes (lib/policy/sanitized-shapes.ts): a guarded Filter or Segment that differs
+// Sanitized shapes (lib/guard/sanitized-shapes.ts): a guarded Filter or Segment that differs
 // from an earlier one only in its values and page reuses that request's policy decisions with its
 // own values bound in. Reuse must be invisible: random requests (allowed and denied fields,
 // nested Or/And, selects, orders, pages, values of the wrong format, a page above the cap) give
@@ -7,7 +7,7 @@
 // or a dry run.
 import assert from "node:assert/strict";
 import { LogicException, PolicyErrorCode, QpPolicyContext, QpSubjectKind } from "../../lib/index.js";
-import { shapeKeyOf } from "../../lib/policy/sanitized-shapes.js";
+import { shapeKeyOf } from "../../lib/guard/sanitized-shapes.js";
 import { Patient } from "./domain.js";
 import { type Guarded, type Shape, guardedCaches, hitsDuring, assertTenant, byId, cond, engineWith, expectPolicyError, idsOf, t1, t2, tenantContext, whereShape } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";

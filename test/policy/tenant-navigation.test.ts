@@ -1,4 +1,4 @@
-// Navigation between tenant-scoped entities (lib/policy/tenant-navigation.ts, issue #42 item 7).
+// Navigation between tenant-scoped entities (lib/decisions/tenant-navigation.ts, issue #42 item 7).
 // NavPatient and its visits both carry `tenantId = context.tenantId` (QpForceWhere): the usual
 // multi-tenant schema. A hop between them is proven tenant-safe and allowed, with the target's
 // forced predicate applied inside the join or EXISTS; hops into an entity scoped by another
@@ -17,9 +17,9 @@ import { Column, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn, type D
 import {
   Operator, PolicyErrorCode, QpEntityCatalogue, QpForceWhere, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTier, applyPolicy, toList, toListAsync,
 } from "../../lib/index.js";
-import { lintPolicy } from "../../lib/policy/lint-policy.js";
-import { resolveOptions } from "../../lib/policy/options.js";
-import { navigationRefusal } from "../../lib/policy/tenant-navigation.js";
+import { lintPolicy } from "../../lib/lint/lint-policy.js";
+import { resolveOptions } from "../../lib/decisions/options.js";
+import { navigationRefusal } from "../../lib/decisions/tenant-navigation.js";
 import { openIsolatedDatabase, type Dialect } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";
 import { type Shape, cond, expectPolicyError, whereShape } from "./helpers.js";

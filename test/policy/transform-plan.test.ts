@@ -1,4 +1,4 @@
-// The policy as a transform of the plan (lib/policy/transform-plan.ts): the plan is built once from
+// The policy as a transform of the plan (lib/guard/plan-pass.ts): the plan is built once from
 // the caller's parsed request, through what the policy resolved and decided at each of its places
 // (placements.ts), and what the guard adds (forced predicates, the group floor, the page, the
 // projection) is added to that plan. These tests pin the plan the transform makes, that the
@@ -13,8 +13,8 @@ import { parseShape } from "../../lib/pipeline/stages.js";
 import { type ShapePlan, planParsed } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
 import type { Comparison, HavingComparison, Predicate, SummaryPlan } from "../../lib/plan/nodes.js";
-import { sanitize } from "../../lib/policy/sanitize-request.js";
-import { forcedClause, groupFloorAlias, transformPlan } from "../../lib/policy/transform-plan.js";
+import { sanitize } from "../../lib/guard/sanitize-request.js";
+import { forcedClause, groupFloorAlias, transformPlan } from "../../lib/guard/plan-pass.js";
 import type { ShapeKind } from "../../lib/parse/parse-shapes.js";
 import { Patient } from "./domain.js";
 import { type Shape, and, cond, convenience, expectLogicError, tenantContext, whereShape } from "./helpers.js";

@@ -10,7 +10,7 @@ import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from "typeorm";
 import {
   MaskStrategy, Operator, PolicyErrorCode, PolicyException, QpAlias, QpConfigurationError, QpEntityCatalogue, QpForceWhere, QpInMemoryTokenVault, QpMask, QpPolicyEngine, QpTruncate,
 } from "../../lib/index.js";
-import { type QpPolicyProblem, validatePolicy } from "../../lib/policy/validate-policy.js";
+import { type QpPolicyProblem, validatePolicy } from "../../lib/decisions/validate-policy.js";
 import { PolicyEffect, QpSubjectKind, RuleRejected } from "../../lib/index.js";
 import { expectLogicError } from "../rules/support.js";
 

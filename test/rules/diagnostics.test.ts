@@ -1,5 +1,5 @@
 // A guarded request's trace entries and audit events come from one list of diagnostics
-// (lib/policy/diagnostics.ts), so they cannot disagree: every audit event is the trace entry of
+// (lib/guard/diagnostics.ts), so they cannot disagree: every audit event is the trace entry of
 // the same use of an audited field, in the same order, with the same action and enforcement —
 // whether the use was allowed, dropped by the Convenience tier, denied in a dry run, or replayed
 // from a cached plan.
@@ -8,7 +8,7 @@ import {
   PolicyAction, PolicyEffect, PolicyFeature, QpInMemoryRuleStore, QpSubjectKind, QpTier, QpTypeOrmRuleStore,
   type PolicyTraceEntry, type QpAuditEvent, type QpPolicyOptionsInput, type QpRuleInput,
 } from "../../lib/index.js";
-import { auditEventsOf, traceEntryOf, type PolicyDiagnostic } from "../../lib/policy/diagnostics.js";
+import { auditEventsOf, traceEntryOf, type PolicyDiagnostic } from "../../lib/guard/diagnostics.js";
 import { STAFF } from "./domain.js";
 import { clearRuleTables, cond, engine, forEachRulesTarget, prepare, runDynamic, where } from "./support.js";
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { Connector, DataType, Operator } from "../../lib/shapes/enums.js";
 import { largestCountAdmitted, operators, operatorsOf, operatorsWhere } from "../../lib/shapes/operator-table.js";
-import { equalityOperators, guessOperators, guessesOf, rangeOperators } from "../../lib/policy/inference.js";
+import { equalityOperators, guessOperators, guessesOf, rangeOperators } from "../../lib/decisions/inference.js";
 import { QpForceWhere } from "../../decorators/injection.js";
 import { filterJsonFromQueryString, filterToQueryString } from "../../lib/client/query-string.js";
 import { ciMatchModes } from "../../lib/dialect/sqlite/functions.js";

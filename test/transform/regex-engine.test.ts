@@ -12,7 +12,7 @@ import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
 import {
   MaskStrategy, PolicyEffect, QpDecoratorError, QpMask, QpPolicyContext, QpPolicyEngine, QpSubjectKind, RuleRejected, applyPolicy, type MaskOptions,
 } from "../../lib/index.js";
-import { classPolicyOf } from "../../lib/policy/entity-policy.js";
+import { classPolicyOf } from "../../lib/decisions/entity-policy.js";
 import { ruleMaskChain, transformChainOf } from "../../lib/transform/field-transforms.js";
 import { admitMaskPattern, compiledMaskPattern, maxRegexMillisPerValue } from "../../lib/transform/linear-regex.js";
 import { maskRegex } from "../../lib/transform/strategies.js";

@@ -6,11 +6,11 @@ import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { FilterResult } from "../shapes/results.js";
 import { applyTransforms } from "../transform/apply.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
-import type { QpPolicyOptions } from "./options.js";
+import type { QpPolicyOptions } from "../decisions/options.js";
 import { applyRenames, renameKeys } from "./renames.js";
 import type { SanitizeResult } from "./sanitize.js";
 import type { PolicyTrace } from "./trace.js";
-import { hiddenKeysOf } from "./transform-plan.js";
+import { hiddenKeysOf } from "./plan-pass.js";
 
 /** `sanitized.trace` must be the caller's own copy (copyTrace): it becomes the result's. */
 export async function transformResult<R extends FilterResult<unknown>>(

@@ -21,8 +21,8 @@ import { compilePredicate } from "../compile/compile-predicate.js";
 import { Scope, SqlWriter, columnMetadataOf } from "../compile/sql-writer.js";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
 import type { TransformTree } from "../transform/apply.js";
-import type { DecisionTable } from "./decision-table.js";
-import { policyMember } from "./references.js";
+import type { DecisionTable } from "../decisions/decision-table.js";
+import { policyMember } from "../decisions/references.js";
 import { outputChainOf } from "./sanitize.js";
 
 /** Every member path of a transform tree whose values are transformed on output ("contact.email"). */

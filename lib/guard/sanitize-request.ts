@@ -1,10 +1,10 @@
 // One parsed request through the policy: a Sanitizer for the caller's decisions, run for the
 // request's kind. Shared by the guarded queries (guarded.ts) and the engine's own dry runs
 // (engine.ts), which is why it is neither of them.
-import type { QpPolicyOptions } from "./options.js";
+import type { QpPolicyOptions } from "../decisions/options.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
-import type { DecisionTable } from "./decision-table.js";
-import type { QpAuditEvent } from "./audit.js";
+import type { DecisionTable } from "../decisions/decision-table.js";
+import type { QpAuditEvent } from "../decisions/audit.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { ParsedShape } from "../parse/parse-shapes.js";

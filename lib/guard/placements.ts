@@ -6,7 +6,7 @@
 import type { EntityModel } from "../model/entity-model.js";
 import type { PathLookup } from "../plan/path-lookup.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
-import type { Reference } from "./references.js";
+import type { Reference } from "../decisions/references.js";
 
 const isSelect = (where: string) => where.startsWith("selects[");
 

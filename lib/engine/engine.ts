@@ -5,16 +5,16 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpPolicyContext } from "../shapes/policy-context.js";
 import { type QpPolicyProviders } from "./providers.js";
 import type { DataSource } from "typeorm";
-import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "./admin.js";
-import { type DecisionTable, DecisionTables } from "./decision-table.js";
-import { checkRuleTarget } from "./rule-checks.js";
+import { type SchemaResponse, type SimulateResponse, explainOf, schemaOf, simulateOf } from "../admin/admin.js";
+import { type DecisionTable, DecisionTables } from "../decisions/decision-table.js";
+import { checkRuleTarget } from "../decisions/rule-checks.js";
 import { type IQpRuleStore, QpInMemoryRuleStore } from "../rules/store.js";
-import { type QpPolicyHealth, RuleSnapshots } from "./snapshot.js";
+import { type QpPolicyHealth, RuleSnapshots } from "../decisions/snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKey } from "../rules/rule.js";
-import { assertValidPolicy } from "./validate-policy.js";
-import { GuardedCaches } from "./guarded-caches.js";
-import { type QpLintFinding, type QpLintOptions, lintPolicy, reportLint } from "./lint-policy.js";
-import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveGuessBudget, resolveOptions } from "./options.js";
+import { assertValidPolicy } from "../decisions/validate-policy.js";
+import { GuardedCaches } from "../guard/guarded-caches.js";
+import { type QpLintFinding, type QpLintOptions, lintPolicy, reportLint } from "../lint/lint-policy.js";
+import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveGuessBudget, resolveOptions } from "../decisions/options.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
 
 export class QpPolicyEngine {

@@ -12,9 +12,9 @@ import { PolicyAction, PolicyFeature } from "../shapes/policy-enums.js";
 import type { ConditionGroup, Filter, Segment, Summary } from "../shapes/shapes.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
 import { bySort } from "../validate/shape-checks.js";
-import type { QpAuditEvent } from "./audit.js";
+import type { QpAuditEvent } from "../decisions/audit.js";
 import type { QpSubject } from "../shapes/policy-context.js";
-import { type PolicyMember, type Reference, reference } from "./references.js";
+import { type PolicyMember, type Reference, reference } from "../decisions/references.js";
 import { columnsOf } from "./sanitize.js";
 
 /** The action of an audited use in a request that was refused for any reason but that use's own denial. */

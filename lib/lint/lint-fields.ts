@@ -4,12 +4,12 @@
 // under a floor of 1, or sum past a floor that does not stop differencing.
 import { InferenceRisk, MaskStrategy, PolicyEffect, PolicyFeature } from "../shapes/policy-enums.js";
 import { Aggregator, Operator } from "../shapes/enums.js";
-import type { DecisionTable } from "./decision-table.js";
-import { whereOperatorsOf } from "./entity-policy.js";
-import { equalityOperators, inferenceGuardOf, rangeOperators } from "./inference.js";
-import type { QpPolicyOptions } from "./options.js";
-import type { PolicyMember } from "./references.js";
-import { outputChainOf } from "./sanitize.js";
+import type { DecisionTable } from "../decisions/decision-table.js";
+import { whereOperatorsOf } from "../decisions/entity-policy.js";
+import { equalityOperators, inferenceGuardOf, rangeOperators } from "../decisions/inference.js";
+import type { QpPolicyOptions } from "../decisions/options.js";
+import type { PolicyMember } from "../decisions/references.js";
+import { outputChainOf } from "../guard/sanitize.js";
 
 export type QpLintSeverity = "error" | "warning" | "info";
 

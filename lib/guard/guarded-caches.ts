@@ -6,10 +6,10 @@
 import { PlanCache, digestOf } from "../cache/plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
-import type { DecisionTable } from "./decision-table.js";
+import type { DecisionTable } from "../decisions/decision-table.js";
 import type { SanitizedShape } from "./sanitized-shapes.js";
 import type { Planned } from "../pipeline/driver.js";
-import type { QpAuditEvent } from "./audit.js";
+import type { QpAuditEvent } from "../decisions/audit.js";
 import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
 
 /** What the policy decided for one request: what a guarded plan cache keeps beside the statements. */

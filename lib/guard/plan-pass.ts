@@ -22,7 +22,7 @@ import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
 import type { ShapePlan } from "../plan/nodes.js";
 import { withoutImpliedBy } from "./implied-by-forced.js";
-import { scopedHops } from "./tenant-navigation.js";
+import { scopedHops } from "../decisions/tenant-navigation.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";

@@ -95,7 +95,7 @@ export interface QpPolicyOptions {
   /**
    * Off by default (the spec's behaviour). On, a field a caller sees transformed cannot be ranked,
    * probed beyond equality or dictionary-searched past MaxProtectedInValues, and a generalized
-   * one filtered off its boundaries (policy/inference.ts; README, "Inference protection").
+   * one filtered off its boundaries (decisions/inference.ts; README, "Inference protection").
    */
   inferenceProtection: boolean;
   /**

@@ -6,17 +6,17 @@
 // one field live in lint-fields.ts; those of forced predicates, entities and rules here.
 import { PolicyEffect, PolicyFeature, PolicyLevel, QpSubjectKind } from "../shapes/policy-enums.js";
 import { type MemberScope, modelOfClass } from "../model/entity-model.js";
-import { CompiledRules, ruleTarget } from "./compiled-rules.js";
+import { CompiledRules, ruleTarget } from "../decisions/compiled-rules.js";
 import type { QpRule } from "../rules/rule.js";
 import { operators as operatorTable } from "../shapes/operator-table.js";
 import { Operator } from "../shapes/enums.js";
 import { QpPolicyContext } from "../shapes/policy-context.js";
-import { DecisionTable } from "./decision-table.js";
-import { classPolicyOf, describeSource, operatorLimitOf } from "./entity-policy.js";
-import { navigationRefusal } from "./tenant-navigation.js";
-import { type QpPolicyOptions } from "./options.js";
+import { DecisionTable } from "../decisions/decision-table.js";
+import { classPolicyOf, describeSource, operatorLimitOf } from "../decisions/entity-policy.js";
+import { navigationRefusal } from "../decisions/tenant-navigation.js";
+import { type QpPolicyOptions } from "../decisions/options.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
-import { policyMember } from "./references.js";
+import { policyMember } from "../decisions/references.js";
 import { type QpLintFinding, type QpLintSeverity, lintField } from "./lint-fields.js";
 
 export type { QpLintFinding, QpLintSeverity };

@@ -14,7 +14,7 @@
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpLedgerUnavailable } from "../budget/ledger.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
-import type { QpGuessBudget } from "./options.js";
+import type { QpGuessBudget } from "../decisions/options.js";
 import type { GuessedColumn } from "./sanitize.js";
 
 /**

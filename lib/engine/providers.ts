@@ -3,7 +3,7 @@
 import type { QpPolicyContext, QpSubject } from "../shapes/policy-context.js";
 import type { IQpRuleStore } from "../rules/store.js";
 import type { IQpRuleNotifier } from "../rules/notifications.js";
-import type { QpLintOptions } from "./lint-policy.js";
+import type { QpLintOptions } from "../lint/lint-policy.js";
 
 /** Hooks an engine calls while preparing a context: extra subjects and values (claims, lookups). */
 export interface QpPolicyProviders {

@@ -3,9 +3,9 @@
 // events are both derived from this one list, here and nowhere else, so they cannot disagree;
 // a dry run collects what it would have refused (enforced: false) instead of throwing.
 import { PolicyFeature } from "../shapes/policy-enums.js";
-import type { QpAuditEvent } from "./audit.js";
+import type { QpAuditEvent } from "../decisions/audit.js";
 import type { QpSubject } from "../shapes/policy-context.js";
-import type { PolicyMember } from "./references.js";
+import type { PolicyMember } from "../decisions/references.js";
 import type { PolicyTraceEntry } from "./trace.js";
 import type { TransformStep } from "./transform-actions.js";
 

@@ -18,14 +18,14 @@ import { type QuerySource, type ResolvedSource, modelOfArray, resolveSource } fr
 import { DynamicQuery } from "../api/dynamic-query.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { GuardDecision, GuardedCaches, GuardedPlan } from "./guarded-caches.js";
-import type { DecisionTable } from "./decision-table.js";
-import { type QpAuditEvent, recordAudit } from "./audit.js";
+import type { DecisionTable } from "../decisions/decision-table.js";
+import { type QpAuditEvent, recordAudit } from "../decisions/audit.js";
 import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
 import { type SanitizeSource, sanitize } from "./sanitize-request.js";
 import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { type PolicyTrace, copyTrace } from "./trace.js";
-import { forcedPredicates, transformPlan } from "./transform-plan.js";
-import { transformResult } from "./transform-result.js";
+import { forcedPredicates, transformPlan } from "./plan-pass.js";
+import { transformResult } from "./row-pass.js";
 import { refusedAuditEvents } from "./refused-audit.js";
 import { pinForcedScope } from "./guarded-builders.js";
 import { chargeGuessBudget } from "./guess-budget.js";

@@ -16,17 +16,17 @@ import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.j
 import { Codes, fail } from "../errors/codes.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { QpPolicyEngine } from "./engine.js";
-import type { SanitizeResult } from "./sanitize.js";
-import { type PolicyTrace, copyTrace } from "./trace.js";
-import { dropHiddenKeys, renameToPublic } from "./transform-result.js";
+import type { SanitizeResult } from "../guard/sanitize.js";
+import { type PolicyTrace, copyTrace } from "../guard/trace.js";
+import { dropHiddenKeys, renameToPublic } from "../guard/row-pass.js";
 import { type RowsFinish, dynamicFilter, filterBuilderOf, isGroupInput, summaryQueryOf } from "../api/query-functions.js";
 import type { DynamicQuery } from "../api/dynamic-query.js";
 import { fromJson } from "../parse/reader.js";
 import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
 import type { DeepPartialShape, Condition, ConditionGroup, GroupBy, OrderBy, PageBy } from "../shapes/shapes.js";
-import { refuseMaterialized, refuseUnprotected } from "./guarded-builders.js";
-import { PolicyGuard, builtTraces } from "./policy-guard.js";
-import type { GuardDecision } from "./guarded-caches.js";
+import { refuseMaterialized, refuseUnprotected } from "../guard/guarded-builders.js";
+import { PolicyGuard, builtTraces } from "../guard/policy-guard.js";
+import type { GuardDecision } from "../guard/guarded-caches.js";
 
 /** The policy trace of a builder made by a guarded query (filter, where, summary, …): decided when it was built. */
 export function policyTraceOf(built: SelectQueryBuilder<ObjectLiteral> | DynamicQuery): PolicyTrace | undefined {

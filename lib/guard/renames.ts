@@ -1,5 +1,5 @@
 // Members with a public alias come back under that name, wherever they appear in a result.
-import type { PolicyMember } from "./references.js";
+import type { PolicyMember } from "../decisions/references.js";
 
 export type RenameTree = Map<string, { publicName: string; children: RenameTree }>;
 

@@ -3,7 +3,7 @@
 // blocked-action table; required predicates, caps and the cost budget are checked. The output is
 // no new request: it is what was resolved and decided at each place of the caller's request
 // (placements.ts), from which the plan is built once, what the policy adds to that plan (forced
-// predicates, the group floor, the page and the projection: transform-plan.ts) and the
+// predicates, the group floor, the page and the projection: plan-pass.ts) and the
 // diagnostics its trace and audit events come from.
 import { Codes, fail, summaryOrderField } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
@@ -17,30 +17,30 @@ import { type EntityModel, type MemberScope, columnPathsOf } from "../model/enti
 import { dataTypeOfKind } from "../model/field-kind.js";
 import { groupKeyName } from "../plan/build-summary.js";
 import { bySort } from "../validate/shape-checks.js";
-import type { PlanAdditions } from "./transform-plan.js";
+import type { PlanAdditions } from "./plan-pass.js";
 import { checkFilterShape, checkSegmentShape, checkSummaryShape } from "../validate/shape-checks.js";
-import type { Decision } from "./decide.js";
-import type { DecisionTable } from "./decision-table.js";
+import type { Decision } from "../decisions/decide.js";
+import type { DecisionTable } from "../decisions/decision-table.js";
 import { ruleMaskChain } from "../transform/field-transforms.js";
-import { checkAliasCollisions, classPolicyOf, describeSource, operatorsAllowedBy } from "./entity-policy.js";
-import type { QpPolicyOptions } from "./options.js";
+import { checkAliasCollisions, classPolicyOf, describeSource, operatorsAllowedBy } from "../decisions/entity-policy.js";
+import type { QpPolicyOptions } from "../decisions/options.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
-import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "./references.js";
-import { referenceCost } from "./cost.js";
+import { type PolicyMember, type Reference, navigationDepth, policyMember, reference } from "../decisions/references.js";
+import { referenceCost } from "../decisions/cost.js";
 import type { PolicyTrace } from "./trace.js";
-import type { QpAuditEvent } from "./audit.js";
+import type { QpAuditEvent } from "../decisions/audit.js";
 import { type PolicyDiagnostic, auditEventsOf, traceEntryOf } from "./diagnostics.js";
 import { type RenameTree, addRename } from "./renames.js";
 import { type TransformChain, transformChainOf } from "../transform/field-transforms.js";
 import { type TransformTree, addTransform, checkChainNeeds } from "../transform/apply.js";
-import { checkEntityTransforms } from "./entity-checks.js";
+import { checkEntityTransforms } from "../decisions/entity-checks.js";
 import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { Aggregator } from "../shapes/enums.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
-import { type InferenceGuard, equalityOperators, guessOperators, guessesOf, inferenceGuardOf, onBoundary, rangeOperators } from "./inference.js";
+import { type InferenceGuard, equalityOperators, guessOperators, guessesOf, inferenceGuardOf, onBoundary, rangeOperators } from "../decisions/inference.js";
 import { toToken } from "../resolve/coerce-values.js";
 import { InferenceRisk } from "../shapes/policy-enums.js";
-import { navigationScopes, refusedNavigation } from "./tenant-navigation.js";
+import { navigationScopes, refusedNavigation } from "../decisions/tenant-navigation.js";
 import type { Hop } from "../resolve/resolved-path.js";
 import { keyPathOf } from "../plan/projection.js";
 

@@ -16,7 +16,7 @@ import type { ConditionGroup, Filter, Segment } from "../shapes/shapes.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import { checkFilterShape, checkSegmentShape } from "../validate/shape-checks.js";
 import { keyOf } from "../execute/sql-texts.js";
-import type { QpAuditEvent } from "./audit.js";
+import type { QpAuditEvent } from "../decisions/audit.js";
 import type { SanitizeResult } from "./sanitize.js";
 
 /** What the policy decided for a request, reusable by every request of its shape. */
