@@ -11,7 +11,8 @@
 //
 // Written as a generator over its asynchronous steps so that the same code runs synchronously
 // when no step is asynchronous (the unguarded toList and builders return values, not promises):
-// runSync drives it and refuses a step that would wait, runAsync awaits each. Hand-written, since
+// runSync drives it and refuses a step that would wait, runAsync awaits each (a step yields only
+// when a hook returned a promise, so the synchronous hooks cost no generator). Hand-written, since
 // no library offers this for a handful of steps and the drive loop is ten lines.
 import type { ObjectLiteral } from "typeorm";
 import type { EntityModel } from "../model/entity-model.js";
@@ -124,26 +125,31 @@ function* pipeline<D, R>(source: AnySource, request: PipelineRequest, guard: Que
   let failure: unknown;
   try {
     try {
-      yield* step(guard.begin(resolved.model));
+      const begun = guard.begin(resolved.model);
+      if (begun instanceof Promise) yield begun;
     } catch (error) {
       parseShape(kind, shape, guard.limits);
       throw error;
     }
     if (stop.to === "build") {
       const parsed = parseShape(kind, shape, guard.limits);
-      const decided = yield* step(guard.decide(resolved.model, kind, parsed, getQueryString, false));
+      const deciding = guard.decide(resolved.model, kind, parsed, getQueryString, false);
+      const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
       const planned = planOf(guard, resolved.model, kind, parsed, decided);
       const built = stop.make({ resolved, planned, decided, parsed, statements: () => statementsOf(preparePlan(resolved, planned)) });
       // Charged once the query is made (one refused for its form costs nothing), before the host can run it.
-      yield* step(guard.beforeRun(decided));
+      const charged = guard.beforeRun(decided);
+      if (charged instanceof Promise) yield charged;
       guard.transformBuilt(built as object, resolved, decided);
       return built;
     }
     const planned = yield* plannedOf(resolved, request, guard);
     if (stop.to === "statements") return { statements: statementsOf(planned.prepared), decided: planned.decided };
-    yield* step(guard.beforeRun(planned.decided));
+    const charged = guard.beforeRun(planned.decided);
+    if (charged instanceof Promise) yield charged;
     const result = (yield runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString)) as ShapeResult<unknown>;
-    return yield* step(guard.transformResult(result, kind, planned.decided));
+    const transformed = guard.transformResult(result, kind, planned.decided);
+    return transformed instanceof Promise ? (yield transformed) as ShapeResult<unknown> : transformed;
   } catch (error) {
     failure = error ?? new Error("a pipeline step threw nothing");
     throw error;
@@ -168,7 +174,8 @@ function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard
     return hit;
   }
   const parsed = parseShape(kind, store === null ? shape : requestOf(text!), guard.limits);
-  const decided = yield* step(guard.decide(model, kind, parsed, getQueryString, store !== null));
+  const deciding = guard.decide(model, kind, parsed, getQueryString, store !== null);
+  const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
   const planned: Planned<D> = { prepared: preparePlan(resolved, planOf(guard, model, kind, parsed, decided)), decided };
   if (store) {
     guard.prepared(model, planned);
@@ -185,11 +192,15 @@ function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: Q
   if (!model) return guard.untypedArray();
   let failure: unknown;
   try {
-    yield* step(guard.begin(model));
-    const decided = yield* step(guard.decide(model, kind, parsed, getQueryString, false));
-    yield* step(guard.beforeRun(decided));
+    const begun = guard.begin(model);
+    if (begun instanceof Promise) yield begun;
+    const deciding = guard.decide(model, kind, parsed, getQueryString, false);
+    const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
+    const charged = guard.beforeRun(decided);
+    if (charged instanceof Promise) yield charged;
     const result = runPlanInMemory(rows, planOf(guard, model, kind, parsed, decided), request.typed, getQueryString, memory);
-    return yield* step(guard.transformResult(result, kind, decided));
+    const transformed = guard.transformResult(result, kind, decided);
+    return transformed instanceof Promise ? (yield transformed) as ShapeResult<unknown> : transformed;
   } catch (error) {
     failure = error ?? new Error("a pipeline step threw nothing");
     throw error;
@@ -200,10 +211,6 @@ function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: Q
 
 function planOf<D>(guard: QueryGuard<D>, model: EntityModel, kind: ShapeKind, parsed: ParsedShape, decided: D): ShapePlan {
   return guard.transformPlan(planParsed(model, kind, parsed, guard.limits, guard.lookup(decided)), decided);
-}
-
-function* step<T>(value: Step<T>): Steps<T> {
-  return value instanceof Promise ? (yield value) as T : value;
 }
 
 function runSync<T>(steps: Steps<unknown>): T {
