@@ -3,11 +3,13 @@
 // shared in fixtures/app) is copied to dist/consumers/<cell>, installed from the tarball, compiled
 // by its own TypeScript to CommonJS (module commonjs, node10 resolution, as `nest new` makes it)
 // and to ESM (NodeNext), type-checked under Bundler resolution, started and asked over HTTP on
-// SQLite and PostgreSQL, linted with `npx querylib lint`, and checked for one QueryLib instance
+// SQLite and PostgreSQL (with docs/NESTJS.md's Swagger recipe serving /docs-json), linted with
+// `npx querylib lint`, and checked for one QueryLib instance
 // when an ES module imports it and a CommonJS module requires it. The cell with esbuild also
 // bundles `querylib/client` for the browser and checks no server dependency is in the bundle.
 //
-// Installs run with --ignore-scripts: nothing native compiles. better-sqlite3 (pinned to the
+// Installs run with --ignore-scripts (never --legacy-peer-deps: npm checks querylib's peer ranges,
+// and `npm ls --all` must find the tree valid): nothing native compiles. better-sqlite3 (pinned to the
 // repo's version) and re2 get the binaries the repo's own install built (same Node, same
 // version, so the same ABI): the 2-core CI box would otherwise spend minutes per cell compiling.
 // Installs are incremental (node_modules under dist/consumers is kept; querylib is removed first
@@ -143,6 +145,15 @@ const acmeEnterprise = {
   page: { pageNumber: 1, pageSize: 10 },
 };
 
+/** docs/NESTJS.md's OpenAPI recipe: its SwaggerModule.setup line, which the fixture app must hold as written. */
+function swaggerRecipeLine(): string {
+  const doc = readFileSync(join(repo, "docs/NESTJS.md"), "utf8");
+  const recipe = /```ts\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf("### OpenAPI")))![1]!;
+  const lines = recipe.split("\n").filter((line) => line.startsWith("SwaggerModule.setup("));
+  expect(lines, "one SwaggerModule.setup line in docs/NESTJS.md's OpenAPI recipe").to.have.length(1);
+  return lines[0]!;
+}
+
 const cells = [
   { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true },
   { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false },
@@ -181,6 +192,8 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
         await mustRun(process.execPath, [tsc(), "-p", "tsconfig.cjs.json"], cell);
         await mustRun(process.execPath, [tsc(), "-p", "tsconfig.esm.json"], cell);
         if (spec.bundles) await mustRun(process.execPath, [tsc(), "-p", "tsconfig.bundler.json"], cell);
+        // docs/NESTJS.md's Swagger recipe is in the app as the doc writes it (run over HTTP below).
+        expect(readFileSync(join(cell, "src/main.ts"), "utf8")).to.include(swaggerRecipeLine());
         // The CommonJS build really requires the package, the ESM build really imports it.
         expect(readFileSync(join(cell, "out/cjs/main.js"), "utf8")).to.match(/require\("querylib\/nest"\)/);
         expect(readFileSync(join(cell, "esm/out/main.js"), "utf8")).to.match(/from "querylib\/nest"/);
@@ -254,6 +267,18 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
               expect(schema.status, JSON.stringify(schema.body)).to.equal(200);
               expect(JSON.stringify(schema.body)).to.contain("email");
               expect((await post(`${app.url}/qp-admin/schema`, { entity: "customers" })).status).to.be.oneOf([401, 403]);
+              // docs/NESTJS.md's Swagger recipe: one document with the forFeature routes (QueryLib's
+              // schemas) and the host's own controller, and Swagger UI.
+              const docs = await fetch(`${app.url}/docs-json`);
+              const text = await docs.text();
+              expect(docs.status, text).to.equal(200);
+              const document = JSON.parse(text) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+              expect(Object.keys(document.paths)).to.include.members(["/customers/filter", "/customers/summary", "/api/customers/filter"]);
+              expect(Object.keys(document.paths)).to.not.include("/customers/segment");
+              expect(document.components.schemas).to.include.keys("CustomersFilter", "CustomersCondition", "CustomersSummary");
+              const ui = await fetch(`${app.url}/docs`);
+              expect(ui.status).to.equal(200);
+              expect(await ui.text()).to.match(/swagger-ui/i);
               expect(app.stderr()).to.not.match(/Error|Warning/);
             } finally {
               app.child.kill();
