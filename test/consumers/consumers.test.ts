@@ -4,9 +4,11 @@
 // by its own TypeScript to CommonJS (module commonjs, node10 resolution, as `nest new` makes it)
 // and to ESM (NodeNext), type-checked under Bundler resolution, started and asked over HTTP on
 // SQLite and PostgreSQL (with docs/NESTJS.md's Swagger recipe serving /docs-json), linted with
-// `npx querylib lint`, and checked for one QueryLib instance
-// when an ES module imports it and a CommonJS module requires it. The cell with esbuild also
-// bundles `querylib/client` for the browser and checks no server dependency is in the bundle.
+// `npx querylib lint --config` on the same `configure` the app gives forRoot, and checked for one
+// QueryLib instance when an ES module imports it and a CommonJS module requires it. The cell with
+// esbuild also bundles `querylib/client` for the browser and checks no server dependency is in the
+// bundle; one cell also runs the linter against an app whose decorators a second copy of QueryLib
+// recorded (exit 2, naming both copies).
 //
 // Installs run with --ignore-scripts (never --legacy-peer-deps: npm checks querylib's peer ranges,
 // and `npm ls --all` must find the tree valid): nothing native compiles. better-sqlite3 (pinned to the
@@ -155,9 +157,9 @@ function swaggerRecipeLine(): string {
 }
 
 const cells = [
-  { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true },
-  { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false },
-  { name: "nest11-typeorm03", nest: 11, typeorm: 0.3, bundles: false },
+  { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true, twoCopies: false },
+  { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false, twoCopies: false },
+  { name: "nest11-typeorm03", nest: 11, typeorm: 0.3, bundles: false, twoCopies: true },
   // Nest 11 with TypeORM 1.x is not a cell: @nestjs/typeorm 11 (the TypeOrmModule of Nest 11) takes typeorm ^0.3 only.
 ] as const;
 
@@ -208,10 +210,11 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
 
       for (const build of ["cjs", "esm"] as const) {
         const main = build === "cjs" ? "out/cjs/main.js" : "esm/out/main.js";
-        const lintConfig = build === "cjs" ? "out/cjs/lint-config.js" : "esm/out/lint-config.js";
+        const lintConfig = build === "cjs" ? "out/cjs/policy.js" : "esm/out/policy.js";
 
-        it(`${build}: npx querylib lint --config ${lintConfig} names the fixture's holes`, async () => {
-          // The fixture's masked e-mail stays filterable and orderable: the linter must find the
+        it(`${build}: npx querylib lint --config ${lintConfig} (the configure forRoot is given) names the fixture's holes`, async () => {
+          // policy.ts exports the `configure` function main.ts passes to QueryLibModule.forRoot, as
+          // is. The fixture's masked e-mail stays filterable and orderable: the linter must find the
           // decorators' registry through the installed package and name both holes (exit 1).
           const result = await run("npx", ["--no-install", "querylib", "lint", "--config", lintConfig], cell);
           expect(result.stdout, result.stderr).to.match(/^error OrderableWhileHidden at customers\.email /m);
@@ -285,6 +288,23 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
             }
           });
         }
+      }
+
+      if (spec.twoCopies) {
+        it("two copies of querylib: the linter exits 2 naming both instead of reporting no finding", async () => {
+          // The app's compiled policy and entities beside a node_modules holding a second copy of the
+          // installed package (as a workspace package with its own querylib would): their decorators
+          // record into that copy's registry, while `npx querylib` runs the app's copy.
+          const dir = join(cell, "two-copies");
+          rmSync(dir, { recursive: true, force: true });
+          cpSync(join(cell, "out/cjs"), dir, { recursive: true });
+          cpSync(join(cell, "node_modules/querylib"), join(dir, "node_modules/querylib"), { recursive: true });
+          const result = await run("npx", ["--no-install", "querylib", "lint", "--config", "two-copies/policy.js"], cell);
+          expect(result.code, result.stdout + result.stderr).to.equal(2);
+          expect(result.stderr).to.include(`two copies of querylib: the decorators of Customer were recorded by the copy at ${join(dir, "node_modules/querylib")}, `);
+          expect(result.stderr).to.include(`but this command runs from the copy at ${join(cell, "node_modules/querylib")}, which would see no policy on them`);
+          expect(result.stdout).to.not.match(/finding\(s\)/);
+        });
       }
 
       if (spec.bundles) {
