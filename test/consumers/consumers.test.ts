@@ -10,9 +10,18 @@
 // bundle; one cell also runs the linter against an app whose decorators a second copy of QueryLib
 // recorded (exit 2, naming both copies).
 //
+// Types, in every cell: every subpath of the installed package.json's `exports` is imported under
+// node10, NodeNext (from an ES module and from a CommonJS one) and Bundler, and tsc's --explainFiles
+// must show each specifier resolved to that entry's `types` file; the app's server and client
+// entry points are type-checked under Bundler with no lib check skipped, so QueryLib's declarations
+// are checked against the Nest, TypeORM and Swagger types of that cell. This is tsc in the cell
+// rather than @arethetypeswrong/cli: attw looks at the tarball alone (never at the peers a cell
+// installs, which is where Nest 11 and Nest 12 differ), would be one more dev dependency, and says
+// nothing the per-cell check does not; the cell's own TypeScript (5.9) is the one a team runs.
+//
 // Installs run with --ignore-scripts (never --legacy-peer-deps: npm checks querylib's peer ranges,
-// and `npm ls --all` must find the tree valid): nothing native compiles. better-sqlite3 (pinned to the
-// repo's version) and re2 get the binaries the repo's own install built (same Node, same
+// and `npm ls --all` must find the tree valid): nothing native compiles. better-sqlite3 (pinned to
+// the repo's version) and re2 get the binaries the repo's own install built (same Node, same
 // version, so the same ABI): the 2-core CI box would otherwise spend minutes per cell compiling.
 // Installs are incremental (node_modules under dist/consumers is kept; querylib is removed first
 // so the fresh tarball is always the one installed). Without network and a warm npm cache an
@@ -156,6 +165,37 @@ function swaggerRecipeLine(): string {
   return lines[0]!;
 }
 
+/** Every subpath of the installed package's exports that has types, with its types file. */
+function typedExports(cell: string): { specifier: string; types: string }[] {
+  const manifest = JSON.parse(readFileSync(join(cell, "node_modules/querylib/package.json"), "utf8")) as { exports: Record<string, string | { types?: string }> };
+  return Object.entries(manifest.exports).flatMap(([subpath, target]) => typeof target === "object" && target.types
+    ? [{ specifier: subpath === "." ? "querylib" : `querylib/${subpath.slice(2)}`, types: join("node_modules/querylib", target.types) }]
+    : []);
+}
+
+/**
+ * tsc --explainFiles over `files`, in `cell`: fails on any error, and on any export whose specifier
+ * did not resolve, from each of `files`, to that export's own `types` file. --listFilesOnly: the
+ * program is built (every import resolved) but not type-checked, which is the compile step's job.
+ */
+async function checkExportTypes(cell: string, tsc: string, files: readonly string[], options: readonly string[]): Promise<void> {
+  const result = await run(process.execPath, [tsc, "--noEmit", "--strict", "--skipLibCheck", "--types", "node", "--listFilesOnly", "--explainFiles", ...options, ...files], cell);
+  expect(result.code, `tsc ${options.join(" ")}\n${result.stdout.split("\n").filter((line) => /error TS/.test(line)).join("\n")}`).to.equal(0);
+  // --explainFiles prints each file of the program, then one indented line per reason it is in it.
+  const reasons = new Map<string, string[]>();
+  let current = "";
+  for (const line of result.stdout.split("\n")) {
+    if (/^\S/.test(line)) reasons.set(current = line.trim().replace(/\\/g, "/"), []);
+    else if (current) reasons.get(current)!.push(line.trim());
+  }
+  for (const { specifier, types } of typedExports(cell)) {
+    const why = [...reasons.entries()].find(([file]) => file.endsWith(types.replace(/^node_modules\/querylib\/\.\//, "node_modules/querylib/")))?.[1] ?? [];
+    for (const file of files) {
+      expect(why.some((reason) => reason.startsWith(`Imported via "${specifier}" from file '${file}'`)), `${specifier} from ${file} (${options.join(" ")}) resolves to ${types}: ${why.join("; ") || "not in the program"}`).to.equal(true);
+    }
+  }
+}
+
 const cells = [
   { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true, twoCopies: false },
   { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false, twoCopies: false },
@@ -186,19 +226,33 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
         expect(versions("typeorm").startsWith(spec.typeorm === 1 ? "1." : "0.3.")).to.equal(true);
       });
 
-      // The Bundler check (no lib check skipped, so the slowest) runs in the client's cell only:
-      // querylib's declarations are the same in every cell.
-      it(`compiles against the installed types: CommonJS (node10), ESM (NodeNext)${spec.bundles ? ", and type-checks under Bundler" : ""}`, async () => {
+      // The Bundler check has no lib check skipped: QueryLib's declarations are checked against this
+      // cell's Nest, TypeORM and Swagger types. The three runs are independent (two output
+      // directories, one no-emit), so they run at once.
+      it("compiles against the installed types: CommonJS (node10), ESM (NodeNext), and type-checks server and client under Bundler", async () => {
         rmSync(join(cell, "out"), { recursive: true, force: true });
         rmSync(join(cell, "esm/out"), { recursive: true, force: true });
-        await mustRun(process.execPath, [tsc(), "-p", "tsconfig.cjs.json"], cell);
-        await mustRun(process.execPath, [tsc(), "-p", "tsconfig.esm.json"], cell);
-        if (spec.bundles) await mustRun(process.execPath, [tsc(), "-p", "tsconfig.bundler.json"], cell);
+        await Promise.all(["tsconfig.cjs.json", "tsconfig.esm.json", "tsconfig.bundler.json"].map((config) => mustRun(process.execPath, [tsc(), "-p", config], cell)));
         // docs/NESTJS.md's Swagger recipe is in the app as the doc writes it (run over HTTP below).
         expect(readFileSync(join(cell, "src/main.ts"), "utf8")).to.include(swaggerRecipeLine());
         // The CommonJS build really requires the package, the ESM build really imports it.
         expect(readFileSync(join(cell, "out/cjs/main.js"), "utf8")).to.match(/require\("querylib\/nest"\)/);
         expect(readFileSync(join(cell, "esm/out/main.js"), "utf8")).to.match(/from "querylib\/nest"/);
+      });
+
+      it("resolves every export's types under node10, NodeNext (import and require) and Bundler", async () => {
+        const exported = typedExports(cell);
+        expect(exported.map((e) => e.specifier)).to.include.members(["querylib", "querylib/nest", "querylib/client"]);
+        const dir = join(cell, "exports-check");
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir, { recursive: true });
+        const source = `${exported.map((e, i) => `import * as e${i} from "${e.specifier}";`).join("\n")}\nexport const loaded = [${exported.map((_, i) => `e${i}`).join(", ")}];\n`;
+        for (const file of ["node10.ts", "nodenext.mts", "nodenext.cts", "bundler.ts"]) writeFileSync(join(dir, file), source);
+        await Promise.all([
+          checkExportTypes(cell, tsc(), ["exports-check/node10.ts"], ["--module", "commonjs", "--moduleResolution", "node10"]),
+          checkExportTypes(cell, tsc(), ["exports-check/nodenext.mts", "exports-check/nodenext.cts"], ["--module", "nodenext", "--moduleResolution", "nodenext"]),
+          checkExportTypes(cell, tsc(), ["exports-check/bundler.ts"], ["--module", "esnext", "--moduleResolution", "bundler"]),
+        ]);
       });
 
       it("has one QueryLib when an ES module imports it and a CommonJS module requires it", async () => {
