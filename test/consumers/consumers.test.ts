@@ -21,8 +21,9 @@
 //
 // Installs run with --ignore-scripts (never --legacy-peer-deps: npm checks querylib's peer ranges,
 // and `npm ls --all` must find the tree valid): nothing native compiles. better-sqlite3 (pinned to
-// the repo's version) and re2 get the binaries the repo's own install built (same Node, same
-// version, so the same ABI): the 2-core CI box would otherwise spend minutes per cell compiling.
+// the repo's version) gets the binary the repo's own install built (same Node, same version, so
+// the same ABI): the 2-core CI box would otherwise spend minutes per cell compiling. re2 would get
+// its binary the same way, but no cell installs it (an optional peer; the app has no Regex mask).
 // Installs are incremental (node_modules under dist/consumers is kept; querylib is removed first
 // so the fresh tarball is always the one installed). Without network and a warm npm cache an
 // install fails: pending with the reason, except with CI=true, where it fails the run.
