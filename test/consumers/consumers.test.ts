@@ -106,7 +106,9 @@ async function installCell(name: string): Promise<string> {
   rmSync(join(cell, "node_modules/querylib"), { recursive: true, force: true });
   rmSync(join(cell, "node_modules/.package-lock.json"), { force: true });
   expect(existsSync(tarball)).to.equal(true);
-  const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], cell);
+  // --legacy-peer-deps=false: whatever a user or CI npmrc says (this repo's own .npmrc sets it, but
+  // npm reads the cell's, and npm_config_* is not passed on), npm must check querylib's peer ranges.
+  const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--legacy-peer-deps=false", "--loglevel=error"], cell);
   if (install.code !== 0) {
     const reason = `npm install of ${name} failed: ${(install.stderr.trim().split("\n").slice(-3).join(" ") || `exit ${install.code}`)}`;
     // Only an unreachable registry is "unavailable"; a peer conflict (ERESOLVE) or anything else fails.
