@@ -3,13 +3,27 @@
 // shared in fixtures/app) is copied to dist/consumers/<cell>, installed from the tarball, compiled
 // by its own TypeScript to CommonJS (module commonjs, node10 resolution, as `nest new` makes it)
 // and to ESM (NodeNext), type-checked under Bundler resolution, started and asked over HTTP on
-// SQLite and PostgreSQL, linted with `npx querylib lint`, and checked for one QueryLib instance
-// when an ES module imports it and a CommonJS module requires it. The cell with esbuild also
-// bundles `querylib/client` for the browser and checks no server dependency is in the bundle.
+// SQLite and PostgreSQL (with docs/NESTJS.md's Swagger recipe serving /docs-json), linted with
+// `npx querylib lint --config` on the same `configure` the app gives forRoot, and checked for one
+// QueryLib instance when an ES module imports it and a CommonJS module requires it. The cell with
+// esbuild also bundles `querylib/client` for the browser and checks no server dependency is in the
+// bundle; one cell also runs the linter against an app whose decorators a second copy of QueryLib
+// recorded (exit 2, naming both copies).
 //
-// Installs run with --ignore-scripts: nothing native compiles. better-sqlite3 (pinned to the
-// repo's version) and re2 get the binaries the repo's own install built (same Node, same
-// version, so the same ABI): the 2-core CI box would otherwise spend minutes per cell compiling.
+// Types, in every cell: every subpath of the installed package.json's `exports` is imported under
+// node10, NodeNext (from an ES module and from a CommonJS one) and Bundler, and tsc's --explainFiles
+// must show each specifier resolved to that entry's `types` file; the app's server and client
+// entry points are type-checked under Bundler with no lib check skipped, so QueryLib's declarations
+// are checked against the Nest, TypeORM and Swagger types of that cell. This is tsc in the cell
+// rather than @arethetypeswrong/cli: attw looks at the tarball alone (never at the peers a cell
+// installs, which is where Nest 11 and Nest 12 differ), would be one more dev dependency, and says
+// nothing the per-cell check does not; the cell's own TypeScript (5.9) is the one a team runs.
+//
+// Installs run with --ignore-scripts (never --legacy-peer-deps: npm checks querylib's peer ranges,
+// and `npm ls --all` must find the tree valid): nothing native compiles. better-sqlite3 (pinned to
+// the repo's version) gets the binary the repo's own install built (same Node, same version, so
+// the same ABI): the 2-core CI box would otherwise spend minutes per cell compiling. re2 would get
+// its binary the same way, but no cell installs it (an optional peer; the app has no Regex mask).
 // Installs are incremental (node_modules under dist/consumers is kept; querylib is removed first
 // so the fresh tarball is always the one installed). Without network and a warm npm cache an
 // install fails: pending with the reason, except with CI=true, where it fails the run.
@@ -92,7 +106,9 @@ async function installCell(name: string): Promise<string> {
   rmSync(join(cell, "node_modules/querylib"), { recursive: true, force: true });
   rmSync(join(cell, "node_modules/.package-lock.json"), { force: true });
   expect(existsSync(tarball)).to.equal(true);
-  const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], cell);
+  // --legacy-peer-deps=false: whatever a user or CI npmrc says (this repo's own .npmrc sets it, but
+  // npm reads the cell's, and npm_config_* is not passed on), npm must check querylib's peer ranges.
+  const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--legacy-peer-deps=false", "--loglevel=error"], cell);
   if (install.code !== 0) {
     const reason = `npm install of ${name} failed: ${(install.stderr.trim().split("\n").slice(-3).join(" ") || `exit ${install.code}`)}`;
     // Only an unreachable registry is "unavailable"; a peer conflict (ERESOLVE) or anything else fails.
@@ -143,10 +159,50 @@ const acmeEnterprise = {
   page: { pageNumber: 1, pageSize: 10 },
 };
 
+/** docs/NESTJS.md's OpenAPI recipe: its SwaggerModule.setup line, which the fixture app must hold as written. */
+function swaggerRecipeLine(): string {
+  const doc = readFileSync(join(repo, "docs/NESTJS.md"), "utf8");
+  const recipe = /```ts\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf("### OpenAPI")))![1]!;
+  const lines = recipe.split("\n").filter((line) => line.startsWith("SwaggerModule.setup("));
+  expect(lines, "one SwaggerModule.setup line in docs/NESTJS.md's OpenAPI recipe").to.have.length(1);
+  return lines[0]!;
+}
+
+/** Every subpath of the installed package's exports that has types, with its types file. */
+function typedExports(cell: string): { specifier: string; types: string }[] {
+  const manifest = JSON.parse(readFileSync(join(cell, "node_modules/querylib/package.json"), "utf8")) as { exports: Record<string, string | { types?: string }> };
+  return Object.entries(manifest.exports).flatMap(([subpath, target]) => typeof target === "object" && target.types
+    ? [{ specifier: subpath === "." ? "querylib" : `querylib/${subpath.slice(2)}`, types: join("node_modules/querylib", target.types) }]
+    : []);
+}
+
+/**
+ * tsc --explainFiles over `files`, in `cell`: fails on any error, and on any export whose specifier
+ * did not resolve, from each of `files`, to that export's own `types` file. --listFilesOnly: the
+ * program is built (every import resolved) but not type-checked, which is the compile step's job.
+ */
+async function checkExportTypes(cell: string, tsc: string, files: readonly string[], options: readonly string[]): Promise<void> {
+  const result = await run(process.execPath, [tsc, "--noEmit", "--strict", "--skipLibCheck", "--types", "node", "--listFilesOnly", "--explainFiles", ...options, ...files], cell);
+  expect(result.code, `tsc ${options.join(" ")}\n${result.stdout.split("\n").filter((line) => /error TS/.test(line)).join("\n")}`).to.equal(0);
+  // --explainFiles prints each file of the program, then one indented line per reason it is in it.
+  const reasons = new Map<string, string[]>();
+  let current = "";
+  for (const line of result.stdout.split("\n")) {
+    if (/^\S/.test(line)) reasons.set(current = line.trim().replace(/\\/g, "/"), []);
+    else if (current) reasons.get(current)!.push(line.trim());
+  }
+  for (const { specifier, types } of typedExports(cell)) {
+    const why = [...reasons.entries()].find(([file]) => file.endsWith(types.replace(/^node_modules\/querylib\/\.\//, "node_modules/querylib/")))?.[1] ?? [];
+    for (const file of files) {
+      expect(why.some((reason) => reason.startsWith(`Imported via "${specifier}" from file '${file}'`)), `${specifier} from ${file} (${options.join(" ")}) resolves to ${types}: ${why.join("; ") || "not in the program"}`).to.equal(true);
+    }
+  }
+}
+
 const cells = [
-  { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true },
-  { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false },
-  { name: "nest11-typeorm03", nest: 11, typeorm: 0.3, bundles: false },
+  { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true, twoCopies: false },
+  { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false, twoCopies: false },
+  { name: "nest11-typeorm03", nest: 11, typeorm: 0.3, bundles: false, twoCopies: true },
   // Nest 11 with TypeORM 1.x is not a cell: @nestjs/typeorm 11 (the TypeOrmModule of Nest 11) takes typeorm ^0.3 only.
 ] as const;
 
@@ -173,17 +229,33 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
         expect(versions("typeorm").startsWith(spec.typeorm === 1 ? "1." : "0.3.")).to.equal(true);
       });
 
-      // The Bundler check (no lib check skipped, so the slowest) runs in the client's cell only:
-      // querylib's declarations are the same in every cell.
-      it(`compiles against the installed types: CommonJS (node10), ESM (NodeNext)${spec.bundles ? ", and type-checks under Bundler" : ""}`, async () => {
+      // The Bundler check has no lib check skipped: QueryLib's declarations are checked against this
+      // cell's Nest, TypeORM and Swagger types. The three runs are independent (two output
+      // directories, one no-emit), so they run at once.
+      it("compiles against the installed types: CommonJS (node10), ESM (NodeNext), and type-checks server and client under Bundler", async () => {
         rmSync(join(cell, "out"), { recursive: true, force: true });
         rmSync(join(cell, "esm/out"), { recursive: true, force: true });
-        await mustRun(process.execPath, [tsc(), "-p", "tsconfig.cjs.json"], cell);
-        await mustRun(process.execPath, [tsc(), "-p", "tsconfig.esm.json"], cell);
-        if (spec.bundles) await mustRun(process.execPath, [tsc(), "-p", "tsconfig.bundler.json"], cell);
+        await Promise.all(["tsconfig.cjs.json", "tsconfig.esm.json", "tsconfig.bundler.json"].map((config) => mustRun(process.execPath, [tsc(), "-p", config], cell)));
+        // docs/NESTJS.md's Swagger recipe is in the app as the doc writes it (run over HTTP below).
+        expect(readFileSync(join(cell, "src/main.ts"), "utf8")).to.include(swaggerRecipeLine());
         // The CommonJS build really requires the package, the ESM build really imports it.
         expect(readFileSync(join(cell, "out/cjs/main.js"), "utf8")).to.match(/require\("querylib\/nest"\)/);
         expect(readFileSync(join(cell, "esm/out/main.js"), "utf8")).to.match(/from "querylib\/nest"/);
+      });
+
+      it("resolves every export's types under node10, NodeNext (import and require) and Bundler", async () => {
+        const exported = typedExports(cell);
+        expect(exported.map((e) => e.specifier)).to.include.members(["querylib", "querylib/nest", "querylib/client"]);
+        const dir = join(cell, "exports-check");
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir, { recursive: true });
+        const source = `${exported.map((e, i) => `import * as e${i} from "${e.specifier}";`).join("\n")}\nexport const loaded = [${exported.map((_, i) => `e${i}`).join(", ")}];\n`;
+        for (const file of ["node10.ts", "nodenext.mts", "nodenext.cts", "bundler.ts"]) writeFileSync(join(dir, file), source);
+        await Promise.all([
+          checkExportTypes(cell, tsc(), ["exports-check/node10.ts"], ["--module", "commonjs", "--moduleResolution", "node10"]),
+          checkExportTypes(cell, tsc(), ["exports-check/nodenext.mts", "exports-check/nodenext.cts"], ["--module", "nodenext", "--moduleResolution", "nodenext"]),
+          checkExportTypes(cell, tsc(), ["exports-check/bundler.ts"], ["--module", "esnext", "--moduleResolution", "bundler"]),
+        ]);
       });
 
       it("has one QueryLib when an ES module imports it and a CommonJS module requires it", async () => {
@@ -195,10 +267,11 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
 
       for (const build of ["cjs", "esm"] as const) {
         const main = build === "cjs" ? "out/cjs/main.js" : "esm/out/main.js";
-        const lintConfig = build === "cjs" ? "out/cjs/lint-config.js" : "esm/out/lint-config.js";
+        const lintConfig = build === "cjs" ? "out/cjs/policy.js" : "esm/out/policy.js";
 
-        it(`${build}: npx querylib lint --config ${lintConfig} names the fixture's holes`, async () => {
-          // The fixture's masked e-mail stays filterable and orderable: the linter must find the
+        it(`${build}: npx querylib lint --config ${lintConfig} (the configure forRoot is given) names the fixture's holes`, async () => {
+          // policy.ts exports the `configure` function main.ts passes to QueryLibModule.forRoot, as
+          // is. The fixture's masked e-mail stays filterable and orderable: the linter must find the
           // decorators' registry through the installed package and name both holes (exit 1).
           const result = await run("npx", ["--no-install", "querylib", "lint", "--config", lintConfig], cell);
           expect(result.stdout, result.stderr).to.match(/^error OrderableWhileHidden at customers\.email /m);
@@ -254,12 +327,41 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
               expect(schema.status, JSON.stringify(schema.body)).to.equal(200);
               expect(JSON.stringify(schema.body)).to.contain("email");
               expect((await post(`${app.url}/qp-admin/schema`, { entity: "customers" })).status).to.be.oneOf([401, 403]);
+              // docs/NESTJS.md's Swagger recipe: one document with the forFeature routes (QueryLib's
+              // schemas) and the host's own controller, and Swagger UI.
+              const docs = await fetch(`${app.url}/docs-json`);
+              const text = await docs.text();
+              expect(docs.status, text).to.equal(200);
+              const document = JSON.parse(text) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+              expect(Object.keys(document.paths)).to.include.members(["/customers/filter", "/customers/summary", "/api/customers/filter"]);
+              expect(Object.keys(document.paths)).to.not.include("/customers/segment");
+              expect(document.components.schemas).to.include.keys("CustomersFilter", "CustomersCondition", "CustomersSummary");
+              const ui = await fetch(`${app.url}/docs`);
+              expect(ui.status).to.equal(200);
+              expect(await ui.text()).to.match(/swagger-ui/i);
               expect(app.stderr()).to.not.match(/Error|Warning/);
             } finally {
               app.child.kill();
             }
           });
         }
+      }
+
+      if (spec.twoCopies) {
+        it("two copies of querylib: the linter exits 2 naming both instead of reporting no finding", async () => {
+          // The app's compiled policy and entities beside a node_modules holding a second copy of the
+          // installed package (as a workspace package with its own querylib would): their decorators
+          // record into that copy's registry, while `npx querylib` runs the app's copy.
+          const dir = join(cell, "two-copies");
+          rmSync(dir, { recursive: true, force: true });
+          cpSync(join(cell, "out/cjs"), dir, { recursive: true });
+          cpSync(join(cell, "node_modules/querylib"), join(dir, "node_modules/querylib"), { recursive: true });
+          const result = await run("npx", ["--no-install", "querylib", "lint", "--config", "two-copies/policy.js"], cell);
+          expect(result.code, result.stdout + result.stderr).to.equal(2);
+          expect(result.stderr).to.include(`two copies of querylib: the decorators of Customer were recorded by the copy at ${join(dir, "node_modules/querylib")}, `);
+          expect(result.stderr).to.include(`but this command runs from the copy at ${join(cell, "node_modules/querylib")}, which would see no policy on them`);
+          expect(result.stdout).to.not.match(/finding\(s\)/);
+        });
       }
 
       if (spec.bundles) {
