@@ -203,7 +203,8 @@ const cells = [
   { name: "nest12-typeorm1", nest: 12, typeorm: 1, bundles: true, twoCopies: false },
   { name: "nest12-typeorm03", nest: 12, typeorm: 0.3, bundles: false, twoCopies: false },
   { name: "nest11-typeorm03", nest: 11, typeorm: 0.3, bundles: false, twoCopies: true },
-  // Nest 11 with TypeORM 1.x is not a cell: @nestjs/typeorm 11 (the TypeOrmModule of Nest 11) takes typeorm ^0.3 only.
+  // @nestjs/typeorm 11.0.1 and later take typeorm ^1 too: every combination the peer ranges claim is a cell.
+  { name: "nest11-typeorm1", nest: 11, typeorm: 1, bundles: false, twoCopies: false },
 ] as const;
 
 describe("consumers: the packed tarball installed into fresh apps", function () {
