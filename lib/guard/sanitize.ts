@@ -1,19 +1,19 @@
 // Sanitize: one parsed request through the policy, before any SQL is built. A Sanitizer
-// (sanitizer.ts) for the caller's decisions decides each field reference of the request, clause by
-// clause (sanitize-conditions, -orders, -page, -selects; a Segment's sets and a Summary in their
-// own files), and places it (placements.ts): denied uses are refused or dropped by the
-// blocked-action table; required predicates, caps and the cost budget are checked. The output is
-// no new request: it is what was resolved and decided at each place of the caller's request, from
-// which the plan is built once, what the policy adds to that plan (forced predicates, the group
-// floor, the page and the projection: plan-pass.ts) and the diagnostics its trace and audit events
-// come from (sanitize-result.ts). The policy's guard (policy-guard.ts) is its only caller.
+// (sanitizer.ts) for the caller's decisions decides each field reference of the request, clause
+// by clause (sanitize-conditions.ts with sanitize-inference.ts, sanitize-orders.ts,
+// sanitize-page.ts, sanitize-selects.ts; a Segment's sets and a Summary in their own files), and
+// places it (placements.ts): denied uses are refused or dropped by the blocked-action table;
+// required predicates, caps and the cost budget are checked. The output is no new request: it is
+// what was resolved and decided at each place of the caller's request, from which the plan is
+// built once, what the policy adds to that plan (forced predicates, the group floor, the page and
+// the projection: plan-pass.ts) and the diagnostics its trace and audit events come from
+// (sanitize-result.ts). The policy's guard (policy-guard.ts) is its only caller.
 import type { QpPolicyOptions } from "../decisions/options.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { DecisionTable } from "../decisions/decision-table.js";
 import type { QpAuditEvent } from "../decisions/audit.js";
 import type { EntityModel } from "../model/entity-model.js";
-import type { ShapeKind } from "../parse/parse-shapes.js";
-import type { ParsedShape } from "../parse/parse-shapes.js";
+import type { ParsedShape, ShapeKind } from "../parse/parse-shapes.js";
 import type { Filter, Segment, Summary } from "../shapes/shapes.js";
 import { checkFilterShape } from "../validate/shape-checks.js";
 import { Sanitizer } from "./sanitizer.js";
