@@ -19,7 +19,7 @@ import { type PolicyMember, policyMember, reference } from "../decisions/referen
 import { memberCost, referenceCost } from "../decisions/cost.js";
 import { whereOperatorsOf } from "../decisions/entity-policy.js";
 import { hopsOf, navigationRefusal } from "../decisions/tenant-navigation.js";
-import { outputChainOf } from "../guard/sanitize.js";
+import { outputChainOf } from "../guard/sanitizer.js";
 import { type InferenceGuard, inferenceGuardOf } from "../decisions/inference.js";
 import type { TransformChain } from "../transform/field-transforms.js";
 import type { QpPolicyOptions } from "../decisions/options.js";

@@ -126,7 +126,7 @@ export function refusedNavigation(path: ResolvedPath, proven: Map<Function, Enti
 
 /**
  * The forced conditions of each scoped target a proven hop enters, with this caller's context
- * values, built as QpForceWhere builds the root's (Sanitizer.injectForced); a context value
+ * values, built as QpForceWhere builds the root's (injectForced, guard/sanitize-conditions.ts); a context value
  * missing is refused the same way.
  */
 export function navigationScopes(targets: ReadonlyMap<Function, EntityModel>, values: ReadonlyMap<string, unknown>): Map<Function, Condition[]> {

@@ -16,7 +16,7 @@ import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.j
 import { Codes, fail } from "../errors/codes.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { QpPolicyEngine } from "./engine.js";
-import type { SanitizeResult } from "../guard/sanitize.js";
+import type { SanitizeResult } from "../guard/sanitize-result.js";
 import { type PolicyTrace, copyTrace } from "../guard/trace.js";
 import { dropHiddenKeys, renameToPublic } from "../guard/row-pass.js";
 import { type RowsFinish, dynamicFilter, filterBuilderOf, isGroupInput, summaryQueryOf } from "../api/query-functions.js";

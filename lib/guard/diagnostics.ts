@@ -21,7 +21,7 @@ export interface PolicyDiagnostic extends Omit<PolicyTraceEntry, "transforms"> {
 
 /**
  * The trace entry of one diagnostic, made once and kept on it: the default projection's
- * diagnostics are replayed by every request of a caller (sanitize.ts), and a sanitized trace is
+ * diagnostics are replayed by every request of a caller (sanitize-selects.ts), and a sanitized trace is
  * never handed out as it is (copyTrace), so entries may be shared.
  */
 export function traceEntryOf(d: PolicyDiagnostic): PolicyTraceEntry {

@@ -23,7 +23,7 @@ import type { SqlDialect } from "../dialect/sql-dialect.js";
 import type { TransformTree } from "../transform/apply.js";
 import type { DecisionTable } from "../decisions/decision-table.js";
 import { policyMember } from "../decisions/references.js";
-import { outputChainOf } from "./sanitize.js";
+import { outputChainOf } from "./sanitizer.js";
 
 /** Every member path of a transform tree whose values are transformed on output ("contact.email"). */
 export function transformedPaths(tree: TransformTree, prefix = ""): string[] {

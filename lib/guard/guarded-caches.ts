@@ -10,7 +10,7 @@ import type { DecisionTable } from "../decisions/decision-table.js";
 import type { SanitizedShape } from "./sanitized-shapes.js";
 import type { Planned } from "../pipeline/driver.js";
 import type { QpAuditEvent } from "../decisions/audit.js";
-import type { GuessedColumn, SanitizeResult } from "./sanitize.js";
+import type { GuessedColumn, SanitizeResult } from "./sanitize-result.js";
 
 /** What the policy decided for one request: what a guarded plan cache keeps beside the statements. */
 export interface GuardDecision {

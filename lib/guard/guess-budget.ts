@@ -15,7 +15,7 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { QpLedgerUnavailable } from "../budget/ledger.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpGuessBudget } from "../decisions/options.js";
-import type { GuessedColumn } from "./sanitize.js";
+import type { GuessedColumn } from "./sanitize-result.js";
 
 /**
  * Charges each stored column's guesses (zero counts are skipped) to the caller's budget, before

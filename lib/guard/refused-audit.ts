@@ -15,7 +15,7 @@ import { bySort } from "../validate/shape-checks.js";
 import type { QpAuditEvent } from "../decisions/audit.js";
 import type { QpSubject } from "../shapes/policy-context.js";
 import { type PolicyMember, type Reference, reference } from "../decisions/references.js";
-import { columnsOf } from "./sanitize.js";
+import { columnsOf } from "./sanitize-selects.js";
 
 /** The action of an audited use in a request that was refused for any reason but that use's own denial. */
 export const refusedAction = "Refused";
@@ -87,7 +87,7 @@ function namedUses(root: EntityModel, kind: ShapeKind, shape: Filter | Segment |
     for (const aggregate of summary.groupBy.aggregateBy) {
       if (aggregate.field !== null && aggregate.field.trim() !== "") use(resolved(root, aggregate.field), PolicyFeature.Aggregate);
     }
-    // Read as Sanitizer.summaryOrders reads them (summaryOrderTarget): an Order use of a group key's field or of an aggregated field.
+    // Read as sanitizeSummaryOrders reads them (summaryOrderTarget): an Order use of a group key's field or of an aggregated field.
     const publicKeys = keys.map((k) => k?.publicPath ?? "");
     for (const order of summary.orders ?? []) {
       const target = summaryOrderTarget(order, publicKeys, summary.groupBy.aggregateBy);

@@ -8,7 +8,7 @@ import { applyTransforms } from "../transform/apply.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpPolicyOptions } from "../decisions/options.js";
 import { applyRenames, renameKeys } from "./renames.js";
-import type { SanitizeResult } from "./sanitize.js";
+import type { SanitizeResult } from "./sanitize-result.js";
 import type { PolicyTrace } from "./trace.js";
 import { hiddenKeysOf } from "./plan-pass.js";
 

@@ -17,7 +17,7 @@ import type { ShapeKind } from "../parse/parse-shapes.js";
 import { checkFilterShape, checkSegmentShape } from "../validate/shape-checks.js";
 import { keyOf } from "../execute/sql-texts.js";
 import type { QpAuditEvent } from "../decisions/audit.js";
-import type { SanitizeResult } from "./sanitize.js";
+import type { SanitizeResult } from "./sanitize-result.js";
 
 /** What the policy decided for a request, reusable by every request of its shape. */
 export interface SanitizedShape {

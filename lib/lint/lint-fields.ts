@@ -9,7 +9,7 @@ import { whereOperatorsOf } from "../decisions/entity-policy.js";
 import { equalityOperators, inferenceGuardOf, rangeOperators } from "../decisions/inference.js";
 import type { QpPolicyOptions } from "../decisions/options.js";
 import type { PolicyMember } from "../decisions/references.js";
-import { outputChainOf } from "../guard/sanitize.js";
+import { outputChainOf } from "../guard/sanitizer.js";
 
 export type QpLintSeverity = "error" | "warning" | "info";
 

@@ -22,7 +22,7 @@ export type Arity = "none" | "one" | "two" | "oneOrMore";
 export type InferenceUse = "equality" | "range" | "none";
 
 /**
- * Under a group floor, the largest count a Having condition on a Count admits (sanitize.ts,
+ * Under a group floor, the largest count a Having condition on a Count admits (guard/sanitize-summary.ts,
  * GroupTooSmall): "largestValue" the largest of its values, "belowFirst" its first value minus
  * one, "first" its first value, "second" its second value, "unbounded" no bound (never refused).
  */

@@ -13,7 +13,7 @@ import { parseShape } from "../../lib/pipeline/stages.js";
 import { type ShapePlan, planParsed } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
 import type { Comparison, Predicate } from "../../lib/plan/nodes.js";
-import { sanitize } from "../../lib/guard/sanitize-request.js";
+import { sanitize } from "../../lib/guard/sanitize.js";
 import { transformPlan } from "../../lib/guard/plan-pass.js";
 import { Patient } from "./domain.js";
 import { type Shape, and, assertTenant, cond, convenience, group, idsOf, or, t1, tenantContext, whereShape } from "./helpers.js";

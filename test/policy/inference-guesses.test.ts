@@ -17,7 +17,7 @@ import { guessCountsOf, guessesOf } from "../../lib/decisions/inference.js";
 import { Operator } from "../../lib/shapes/enums.js";
 import { parseShape } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
-import { sanitize } from "../../lib/guard/sanitize-request.js";
+import { sanitize } from "../../lib/guard/sanitize.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";
 import { expectPolicyError } from "./helpers.js";

@@ -13,7 +13,7 @@ import { parseShape } from "../../lib/pipeline/stages.js";
 import { type ShapePlan, planParsed } from "../../lib/pipeline/stages.js";
 import { modelOfClass } from "../../lib/model/entity-model.js";
 import type { Comparison, HavingComparison, Predicate, SummaryPlan } from "../../lib/plan/nodes.js";
-import { sanitize } from "../../lib/guard/sanitize-request.js";
+import { sanitize } from "../../lib/guard/sanitize.js";
 import { forcedClause, groupFloorAlias, transformPlan } from "../../lib/guard/plan-pass.js";
 import type { ShapeKind } from "../../lib/parse/parse-shapes.js";
 import { Patient } from "./domain.js";

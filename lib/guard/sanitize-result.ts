@@ -1,0 +1,46 @@
+// What sanitize hands on (Sanitizer.finish): the placements the plan is built through, the trace,
+// renames and transforms for the row pass, what the policy adds to the plan, and inference
+// protection's guesses for the guess budget.
+import type { Placements } from "./placements.js";
+import type { PolicyTrace } from "./trace.js";
+import type { RenameTree } from "./renames.js";
+import type { TransformTree } from "../transform/apply.js";
+import type { PlanAdditions } from "./plan-pass.js";
+
+export interface SanitizeResult {
+  /** What was resolved and decided at each place of the caller's request: the plan is built through it. */
+  readonly placements: Placements;
+  readonly trace: PolicyTrace;
+  /** Real → public names for the members returned. */
+  readonly renames: RenameTree;
+  /** Summary output keys: real key name → public key name. */
+  readonly keyRenames: ReadonlyMap<string, string>;
+  /** Where transformed members sit in the result (real names). */
+  readonly transforms: TransformTree;
+  /** What the policy adds to the request's plan (transformPlan): forced predicates, the group floor, the page and the projection. */
+  readonly additions: PlanAdditions;
+  /**
+   * Whether a decision read a condition's values (inference protection's In caps and range
+   * boundaries): such decisions hold for this request only, never for its shape (sanitized-shapes.ts).
+   */
+  readonly readValues: boolean;
+  /**
+   * Inference protection's guesses: per protected field (its public path from the root), how
+   * many values this request tests against it (guessCountsOf in inference.ts says what counts).
+   * Empty when protection is off or no condition tests a protected field.
+   */
+  readonly guesses: ReadonlyMap<string, number>;
+  /**
+   * The same guesses per stored column ("Entity.member", public names of the member's owning
+   * entity and the member), whatever path reached it: what a guess budget charges, so a column
+   * reached from two roots or by two paths is one allowance across requests.
+   */
+  readonly guessedColumns: ReadonlyMap<string, GuessedColumn>;
+}
+
+/** A stored column a request tests values of, and how many (SanitizeResult.guessedColumns). */
+export interface GuessedColumn {
+  readonly entity: string;
+  readonly field: string;
+  readonly count: number;
+}
