@@ -111,7 +111,7 @@ type Stop<D, R> =
 /** The whole request, from its input to where it stops. */
 function* pipeline<D, R>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, stop: Stop<D, R>): Steps<unknown> {
   if (Array.isArray(source) && stop.to === "rows") return yield* onArray(source, request, guard, stop.memory);
-  const { kind, shape, getQueryString } = request;
+  const { kind, shape } = request;
   let resolved: ResolvedSource;
   try {
     const learning = request.learnSchema ? schemaLearning(source) : null;
@@ -122,40 +122,34 @@ function* pipeline<D, R>(source: AnySource, request: PipelineRequest, guard: Que
     parseShape(kind, shape, guard.limits);
     throw error;
   }
-  let failure: unknown;
+  return yield* settled(guard, onSource(resolved, request, guard, stop));
+}
+
+/** A resolved database source: begun, decided and planned (or answered from the plan cache), then where the request stops. */
+function* onSource<D, R>(resolved: ResolvedSource, request: PipelineRequest, guard: QueryGuard<D>, stop: Stop<D, R>): Steps<unknown> {
+  const { kind, shape, getQueryString } = request;
   try {
-    try {
-      const begun = guard.begin(resolved.model);
-      if (begun instanceof Promise) yield begun;
-    } catch (error) {
-      parseShape(kind, shape, guard.limits);
-      throw error;
-    }
-    if (stop.to === "build") {
-      const parsed = parseShape(kind, shape, guard.limits);
-      const deciding = guard.decide(resolved.model, kind, parsed, getQueryString, false);
-      const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
-      const planned = planOf(guard, resolved.model, kind, parsed, decided);
-      const built = stop.make({ resolved, planned, decided, parsed, statements: () => statementsOf(preparePlan(resolved, planned)) });
-      // Charged once the query is made (one refused for its form costs nothing), before the host can run it.
-      const charged = guard.beforeRun(decided);
-      if (charged instanceof Promise) yield charged;
-      guard.transformBuilt(built as object, resolved, decided);
-      return built;
-    }
-    const planned = yield* plannedOf(resolved, request, guard);
-    if (stop.to === "statements") return { statements: statementsOf(planned.prepared), decided: planned.decided };
-    const charged = guard.beforeRun(planned.decided);
-    if (charged instanceof Promise) yield charged;
-    const result = (yield runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString)) as ShapeResult<unknown>;
-    const transformed = guard.transformResult(result, kind, planned.decided);
-    return transformed instanceof Promise ? (yield transformed) as ShapeResult<unknown> : transformed;
+    const begun = guard.begin(resolved.model);
+    if (begun instanceof Promise) yield begun;
   } catch (error) {
-    failure = error ?? new Error("a pipeline step threw nothing");
+    parseShape(kind, shape, guard.limits);
     throw error;
-  } finally {
-    guard.settle(failure);
   }
+  if (stop.to === "build") {
+    const parsed = parseShape(kind, shape, guard.limits);
+    const deciding = guard.decide(resolved.model, kind, parsed, getQueryString, false);
+    const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
+    const planned = planOf(guard, resolved.model, kind, parsed, decided);
+    const built = stop.make({ resolved, planned, decided, parsed, statements: () => statementsOf(preparePlan(resolved, planned)) });
+    // Charged once the query is made (one refused for its form costs nothing), before the host can run it.
+    const charged = guard.beforeRun(decided);
+    if (charged instanceof Promise) yield charged;
+    guard.transformBuilt(built as object, resolved, decided);
+    return built;
+  }
+  const planned = yield* plannedOf(resolved, request, guard);
+  if (stop.to === "statements") return { statements: statementsOf(planned.prepared), decided: planned.decided };
+  return yield* ranAndTransformed(guard, kind, planned.decided, () => runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString));
 }
 
 /**
@@ -184,23 +178,36 @@ function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard
   return planned;
 }
 
-/** An array: the same plan, evaluated on its elements. */
+/** An array: the same plan, evaluated on its elements. A request that does not parse is refused before the guard begins. */
 function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: QueryGuard<D>, memory?: MemoryOptions): Steps<ShapeResult<unknown>> {
   const { kind, getQueryString } = request;
   const parsed = parseShape(kind, request.shape, guard.limits);
   const model = modelOfArray(rows);
   if (!model) return guard.untypedArray();
-  let failure: unknown;
-  try {
+  return yield* settled(guard, (function* (): Steps<ShapeResult<unknown>> {
     const begun = guard.begin(model);
     if (begun instanceof Promise) yield begun;
     const deciding = guard.decide(model, kind, parsed, getQueryString, false);
     const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
-    const charged = guard.beforeRun(decided);
-    if (charged instanceof Promise) yield charged;
-    const result = runPlanInMemory(rows, planOf(guard, model, kind, parsed, decided), request.typed, getQueryString, memory);
-    const transformed = guard.transformResult(result, kind, decided);
-    return transformed instanceof Promise ? (yield transformed) as ShapeResult<unknown> : transformed;
+    return yield* ranAndTransformed(guard, kind, decided, () => runPlanInMemory(rows, planOf(guard, model, kind, parsed, decided), request.typed, getQueryString, memory));
+  })());
+}
+
+/** The guard's charge, the run, and the guard's pass over the rows. */
+function* ranAndTransformed<D>(guard: QueryGuard<D>, kind: ShapeKind, decided: D, run: () => Step<ShapeResult<unknown>>): Steps<ShapeResult<unknown>> {
+  const charged = guard.beforeRun(decided);
+  if (charged instanceof Promise) yield charged;
+  const running = run();
+  const result = running instanceof Promise ? (yield running) as ShapeResult<unknown> : running;
+  const transformed = guard.transformResult(result, kind, decided);
+  return transformed instanceof Promise ? (yield transformed) as ShapeResult<unknown> : transformed;
+}
+
+/** Steps whose end the guard is told of: what they threw, or undefined when they returned. */
+function* settled<D, T>(guard: QueryGuard<D>, steps: Steps<T>): Steps<T> {
+  let failure: unknown;
+  try {
+    return yield* steps;
   } catch (error) {
     failure = error ?? new Error("a pipeline step threw nothing");
     throw error;
