@@ -4,9 +4,12 @@
 import { h, uid } from "./dom.js";
 import { groupEditor } from "./conditions.js";
 import { Aggregators, Intersections, newGroup, newId } from "./model.js";
+import { operators } from "/querylib/client/index.js";
 import { chipList, errorNote, fieldSelect, filterSource, listSource, schemaSource } from "./pickers.js";
 
-const numericOperators = ["Equal", "NotEqual", "GreaterThan", "GreaterThanOrEqual", "LessThan", "LessThanOrEqual", "Between", "NotBetween", "In", "NotIn", "IsNull", "IsNotNull"];
+// From the operator table (querylib/client): what a number takes, and the pattern tests a Having cannot use.
+const numericOperators = Object.keys(operators).filter((op) => operators[op].dataTypes.has("Number"));
+const patternTests = new Set(["contains", "startsWith", "endsWith"]);
 const numericAggregators = new Set(["Count", "CountDistinct", "Sumation", "Average"]);
 const summing = new Set(["Sumation", "Average"]);
 
@@ -125,6 +128,6 @@ function havingField(aggregate, schema) {
   return {
     path: aggregate.alias.trim(), label: aggregate.alias.trim(), description: null, allowedValues: null,
     dataType: numeric ? "Number" : field.dataType,
-    operators: numeric ? numericOperators : field.operators.filter((op) => !/Contains|StartsWith|EndsWith/.test(op)),
+    operators: numeric ? numericOperators : field.operators.filter((op) => !patternTests.has(operators[op]?.test)),
   };
 }
