@@ -97,7 +97,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    * Sanitizes the parsed request, or rebinds the decisions of an earlier request of the same
    * shape for the same caller (sanitized-shapes.ts says why that is exact) when it will be cached.
    */
-  async decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): Promise<GuardDecision> {
+  decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
     const shapeKey = cached && reusable(kind, this.engine.options.dryRun) ? this.engine.caches.key(this.decisions!, this.values ?? null, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
     const known = shapeKey === null ? undefined : this.engine.caches.shapes.get(model, shapeKey);
     const rebound = known ? reuse(kind, known, parsed as Filter | Segment, this.engine.options.caps.maxPageSize) : null;
@@ -105,7 +105,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
       this.collected.push(...this.replayed(known.audited));
       return { sanitized: rebound, audited: known.audited, guesses: this.guessesOf(rebound), shapeKey: null };
     }
-    const sanitized = await sanitize(this.engine, this.context, model, kind, parsed, getQueryString, this.decisions, this.collected);
+    const sanitized = sanitize(this.engine, this.context, model, kind, parsed, getQueryString, this.decisions!, this.collected);
     return { sanitized, audited: sanitized.audited, guesses: this.guessesOf(sanitized), shapeKey };
   }
 

@@ -32,15 +32,16 @@ export interface SanitizeSource {
 }
 
 /**
- * Sanitizes a parsed request; nothing is recorded on the context here (the guarded query records
- * its events when it ends). `collect`, when given, receives every audit event of its decisions,
- * also when it throws (a refused request's events are rebuilt from them: refused-audit.ts).
+ * Sanitizes a parsed request with the caller's decisions (synchronously: the guard loaded them
+ * when it began); nothing is recorded on the context here (the guarded query records its events
+ * when it ends). `collect`, when given, receives every audit event of its decisions, also when it
+ * throws (a refused request's events are rebuilt from them: refused-audit.ts).
  */
-export async function sanitize(
-  engine: SanitizeSource, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, decisions?: DecisionTable,
+export function sanitize(
+  engine: SanitizeSource, context: QpPolicyContext, model: EntityModel, kind: ShapeKind, shape: ParsedShape, getQueryString: boolean, decisions: DecisionTable,
   collect?: QpAuditEvent[],
-): Promise<SanitizeResult & { audited: readonly QpAuditEvent[] }> {
-  const sanitizer = new Sanitizer(engine.options, context, model, decisions ?? await engine.decisionsAsync(context));
+): SanitizeResult & { audited: readonly QpAuditEvent[] } {
+  const sanitizer = new Sanitizer(engine.options, context, model, decisions);
   let result: SanitizeResult;
   try {
     result = kind === "segment" ? sanitizeSegment(sanitizer, shape as Segment, getQueryString)

@@ -31,7 +31,7 @@ class Ledger {
 async function whereAfter(entity: Function, context: QpPolicyContext, shape: Shape, engine: QpPolicyEngine = convenience): Promise<Predicate | null> {
   const model = modelOfClass(entity);
   const parsed = parseShape("filter", shape, engine.options.caps);
-  const sanitized = await sanitize(engine, context, model, "filter", parsed, false);
+  const sanitized = sanitize(engine, context, model, "filter", parsed, false, await engine.decisionsAsync(context));
   const after: ShapePlan = transformPlan(planParsed(model, "filter", parsed, engine.options.caps, sanitized.placements), sanitized.additions);
   return after.kind === "segment" ? null : after.plan.where;
 }
@@ -108,7 +108,7 @@ describe("Comparisons a forced Equal makes true are left out of the plan", () =>
     const context = await tenantContext(convenience, "t-1");
     const shape = { conditionSets: [{ sort: 1, conditionGroup: and(cond("tenantId", "Equal", ["t-1"])) }, { sort: 2, intersection: "Union", conditionGroup: and(cond("tenantId", "Equal", ["t-2"])) }] };
     const parsed = parseShape("segment", shape, convenience.options.caps);
-    const sanitized = await sanitize(convenience, context, model, "segment", parsed, false);
+    const sanitized = sanitize(convenience, context, model, "segment", parsed, false, await convenience.decisionsAsync(context));
     const after = transformPlan(planParsed(model, "segment", parsed, convenience.options.caps, sanitized.placements), sanitized.additions);
     assert.equal(after.kind, "segment");
     assert.deepEqual(after.kind === "segment" && after.plan.sets.map((s) => show(s.where)), [forced, `and(${forced}, tenantId Equal ["t-2"])`]);

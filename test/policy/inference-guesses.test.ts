@@ -241,7 +241,7 @@ describe("Inference protection: guess counts", () => {
       conditionGroup: group("Or", [cond("email", "In", ["a@x.org", "b@x.org", "c@x.org"]), cond("email", "Equal", ["d@x.org"], "Text", 2), cond("segment", "In", ["retail", "x"], "Text", 3), cond("balance", "IsNull", [], "Number", 4)],
         [group("And", [cond("birthDate", "Between", ["1970-01-01", "1971-01-01"], "Date")])]),
     };
-    const sanitized = await sanitize(engine, context, modelOfClass(GuessCustomer), "filter", parseShape("filter", shape, engine.options.caps), false);
+    const sanitized = sanitize(engine, context, modelOfClass(GuessCustomer), "filter", parseShape("filter", shape, engine.options.caps), false, await engine.decisionsAsync(context));
     assert.deepEqual([...guessCountsOf(sanitized)].sort(), [["birthDate", 2], ["email", 4]]);
   });
 });

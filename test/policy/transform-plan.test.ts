@@ -32,7 +32,7 @@ async function planned(kind: ShapeKind, shape: Shape) {
   const context = await tenantContext(convenience, "t-1");
   const model = modelOfClass(Patient);
   const parsed = parseShape(kind, shape, convenience.options.caps);
-  const sanitized = await sanitize(convenience, context, model, kind, parsed, false);
+  const sanitized = sanitize(convenience, context, model, kind, parsed, false, await convenience.decisionsAsync(context));
   const before = planParsed(model, kind, parsed, convenience.options.caps, sanitized.placements);
   return { sanitized, before, after: transformPlan(before, sanitized.additions) };
 }
