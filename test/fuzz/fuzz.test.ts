@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { Patient } from "../policy/domain.js";
 import { Member } from "../transform/domain.js";
 import { skipIfUnavailable } from "../support/databases.js";
-import { fuzzTargets } from "./domains.js";
-import { type FuzzCase, type Mode, guardViolation, reportLines, runSession } from "./properties.js";
+import { type Runner, fuzzTargets } from "./domains.js";
+import { type FuzzCase, type Mode, checkCase, guardViolation, reportLines, runSession } from "./properties.js";
 import { suiteHostility } from "./suite-sizes.js";
 
 const SEED = Number(process.env.QL_FUZZ_SEED ?? 18_2026);
@@ -60,5 +60,34 @@ describe("Fuzz: the guard oracle", () => {
     assert.equal(guardViolation(memberCase, result([{ id: 2, email: "us*****@example.com", city: "P***s" }])), null);
     assert.match(guardViolation(memberCase, result([{ id: 2, city: "Paris" }]))!, /stored value/);
     assert.match(guardViolation(memberCase, result([{ email: "user1@example.com" }]))!, /stored value/);
+  });
+});
+
+// The time bound is about the target's run: the harness's copy of the request (structuredClone, a
+// second or more for a 7 MB request under load) is made before the clock starts (#43).
+describe("Fuzz: the time bound", () => {
+  it("times the target's run alone, not the copy of the request it is given", async () => {
+    const copyMs = 500;
+    const shape = {
+      // structuredClone reads the getter: the copy takes copyMs, the run itself nothing.
+      get conditionGroup() {
+        const until = performance.now() + copyMs;
+        while (performance.now() < until);
+        return { connector: "And", conditions: [] };
+      },
+    };
+    const received: unknown[] = [];
+    const page = { data: [], totalCount: 0, pageNumber: 1, pageSize: 0, pageCount: 0 };
+    const runner: Runner = {
+      unguarded: async (_root, given) => (received.push(given), page),
+      guarded: async () => assert.fail("an unguarded case"),
+    };
+    const c: FuzzCase = { mode: "unguarded", domain: "shop", tenant: "", request: { kind: "filter", root: Patient, dynamic: false, profile: "hostile", shape } };
+    const verdict = await checkCase(c, "memory", runner, null, { timeMs: copyMs / 2 });
+    assert.equal(verdict.failure, null);
+    assert.equal(verdict.slowOnce, false);
+    assert.equal(received.length, 1);
+    assert.notEqual(received[0], shape, "the run gets a copy of the request");
+    assert.deepEqual(received[0], { conditionGroup: { connector: "And", conditions: [] } });
   });
 });
