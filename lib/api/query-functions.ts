@@ -13,7 +13,7 @@ import { summaryRow } from "../execute/run-summary.js";
 import { fromJson } from "../parse/reader.js";
 import { parseCondition, parseConditionGroup, parseGroupBy, parseOrders, parsePageBy } from "../parse/parse-shapes.js";
 import { buildCondition } from "../plan/build-predicate.js";
-import { buildOrders, buildSelects, buildWhere } from "../plan/build-filter.js";
+import { buildOrders, buildWhere } from "../plan/build-filter.js";
 import { pageOffset } from "../shapes/page.js";
 import { checkPage } from "../validate/shape-checks.js";
 import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
@@ -84,8 +84,8 @@ export function page<T extends ObjectLiteral>(source: QuerySource<T>, pageBy: De
  * needs each entity's primary key to hydrate, so the builder also selects keys.
  */
 export function select<T extends ObjectLiteral>(source: QuerySource<T>, paths: readonly string[] | string): SelectQueryBuilder<T> {
-  const resolved = resolve(source);
-  return selectNative(clone<T>(resolved), resolved, buildSelects(resolved.model, fromJson(paths) as readonly string[]));
+  return runBuildSync(source, built("filter", { selects: fromJson(paths) }), unguarded, ({ resolved, planned }) =>
+    selectNative(clone<T>(resolved), resolved, (planned.plan as FilterPlan).selects));
 }
 
 function selectNative<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, resolved: ResolvedSource, selects: readonly ResolvedPath[] | null): SelectQueryBuilder<T> {
@@ -159,8 +159,7 @@ export function dynamicFilter(resolved: ResolvedSource, plan: FilterPlan, finish
 
 /** SelectDynamic(paths): plain nested rows. */
 export function selectDynamic<T extends ObjectLiteral>(source: QuerySource<T>, paths: readonly string[] | string): DynamicQuery {
-  const resolved = resolve(source);
-  return dynamicFilter(resolved, { root: resolved.model, where: null, orders: [], page: null, selects: buildSelects(resolved.model, fromJson(paths) as readonly string[]) });
+  return runBuildSync(source, built("filter", { selects: fromJson(paths) }), unguarded, ({ resolved, planned }) => dynamicFilter(resolved, planned.plan as FilterPlan));
 }
 
 /** FilterDynamic(filter). */

@@ -2,7 +2,9 @@
 // parse → (guard: decide) → plan through the guard's placements → (guard: transformPlan) →
 // compile for the dialect → execute, or evaluate on an array → (guard: transformResult). The
 // unguarded functions, the guarded handle, the guarded builders and the engine's simulate differ
-// only in the guard they pass and where they stop:
+// only in the guard they pass and where they stop (the unguarded where(), order() and page() are
+// no shape: each adds one clause to the host's own builder and runs nothing, as 2.1.5's
+// extension methods do; their guarded forms are Filters and run here):
 // - "rows": the result (a database source's prepared statements are cached per request);
 // - "statements": the SQL and parameters that would run (toStatements), from the same cache;
 // - "build": the plan handed to a builder maker (TypeORM builders, DynamicQuery, simulate).
