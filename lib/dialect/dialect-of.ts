@@ -16,6 +16,9 @@ const byDriverType: Readonly<Record<string, (dataSource: DataSource) => SqlDiale
   "aurora-mysql": mysqlFamilyOf,
 };
 
+/** The TypeORM driver types QueryLib runs on, as messages name them (from the table above: a new dialect's line names it). */
+export const supportedDriverTypes = (): string => Object.keys(byDriverType).join(", ");
+
 /**
  * The dialect of a DataSource, picked once it is known: every query asks. A MySQL-family
  * DataSource is known once TypeORM has read its server's version (when it connects).
@@ -24,7 +27,7 @@ export function dialectOf(dataSource: DataSource): SqlDialect {
   const known = picked.get(dataSource);
   if (known) return known;
   const pick = Object.prototype.hasOwnProperty.call(byDriverType, dataSource.options.type) ? byDriverType[dataSource.options.type] : undefined;
-  if (!pick) return fail(Codes.EntityNotSupported, `QueryLib supports SQLite, PostgreSQL and MySQL/MariaDB, not "${dataSource.options.type}"`);
+  if (!pick) return fail(Codes.EntityNotSupported, `QueryLib supports the TypeORM driver types ${supportedDriverTypes()}, not "${dataSource.options.type}"`);
   const dialect = pick(dataSource);
   if ((dataSource.driver as { version?: string } | undefined)?.version !== undefined || !mysqlFamilyTypes.has(dataSource.options.type)) picked.set(dataSource, dialect);
   return dialect;

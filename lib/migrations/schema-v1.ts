@@ -5,7 +5,7 @@
 // migrated schema and the entities agree and `synchronize` or `migration:generate` finds nothing to
 // change. A later schema version gets a new class; this one never changes once released.
 import type { MigrationInterface, QueryRunner } from "typeorm";
-import { dialectOf } from "../dialect/dialect-of.js";
+import { dialectOf, supportedDriverTypes } from "../dialect/dialect-of.js";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
 
 /** The dialect of the runner's DataSource (its `ddl` and `quote`); QueryLib's relational classes support these. */
@@ -13,7 +13,7 @@ export function sqlDialectOf(queryRunner: QueryRunner): SqlDialect {
   try {
     return dialectOf(queryRunner.connection);
   } catch {
-    throw new Error(`QueryLib's migrations support SQLite, PostgreSQL and MariaDB/MySQL, not "${queryRunner.connection.driver.options.type}"`);
+    throw new Error(`QueryLib's migrations support the TypeORM driver types ${supportedDriverTypes()}, not "${queryRunner.connection.driver.options.type}"`);
   }
 }
 
