@@ -8,7 +8,7 @@ import { dialectOf, supportedDriverTypes } from "../../lib/dialect/dialect-of.js
 describe("dialectOf: the supported driver types", () => {
   it("a DataSource of another driver type is refused with the table's driver types, every one of them", () => {
     const types = supportedDriverTypes().split(", ");
-    for (const type of ["better-sqlite3", "sqlite", "postgres", "mysql", "mariadb"]) assert.ok(types.includes(type), type);
+    for (const type of ["postgres", "mysql", "sqlite", "cockroachdb", "mariadb", "better-sqlite3"]) assert.ok(types.includes(type), type);
     const oracle = { options: { type: "oracle" } } as unknown as DataSource;
     assert.throws(() => dialectOf(oracle), (error: unknown) =>
       error instanceof LogicException && error.message.includes(`driver types ${supportedDriverTypes()}, not "oracle"`));
