@@ -248,7 +248,7 @@ export async function simulateOf(engine: GuardEngine, context: QpPolicyContext, 
   const root = entityClass(engine.options, entity);
   const shape = filter ?? {};
   const source = dataSource.getRepository(root).createQueryBuilder("root");
-  const guard = new PolicyGuard(engine, context, source, "filter", shape, { audit: false, charge: false });
+  const guard = new PolicyGuard(engine, context, "filter", shape, { reads: false });
   // Nothing runs, not even the dialect's schema learning (a first simulate on MariaDB would read information_schema).
   const request = { kind: "filter", shape, typed: true, getQueryString: false, learnSchema: false } as const;
   return runBuild(source, request, guard, ({ planned, decided: { sanitized }, parsed, statements }) => {

@@ -10,7 +10,6 @@ import { runRows, runStatementsSync } from "../pipeline/driver.js";
 import type { ShapeStatements } from "../pipeline/stages.js";
 import { unguarded } from "../pipeline/unguarded.js";
 
-export { unguardedPlans } from "../pipeline/unguarded.js";
 
 export function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, segment: SegmentInput & { conditionSets: unknown }, getQueryString?: boolean): Promise<SegmentResult<T>>;
 export function toListAsync<T extends ObjectLiteral>(source: QuerySource<T>, summary: SummaryInput & ({ groupBy: unknown } | { having: unknown }), getQueryString?: boolean): Promise<SummaryResult>;

@@ -9,7 +9,6 @@ import { unguarded } from "../pipeline/unguarded.js";
 import type { FilterResult, SegmentResult, SummaryResult } from "../shapes/results.js";
 import type { FilterInput, SegmentInput, SummaryInput } from "../shapes/shapes.js";
 
-export { inMemory, modelOfArray } from "../pipeline/source.js";
 
 export function toList<T extends object>(rows: readonly T[], segment: SegmentInput & { conditionSets: unknown }, getQueryString?: boolean, options?: MemoryOptions): SegmentResult<T>;
 export function toList<T extends object>(rows: readonly T[], summary: SummaryInput & ({ groupBy: unknown } | { having: unknown }), getQueryString?: boolean, options?: MemoryOptions): SummaryResult;

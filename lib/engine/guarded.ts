@@ -54,8 +54,8 @@ export class GuardedQuery<T extends ObjectLiteral> {
     this.engine = QpPolicyEngine.of(context);
   }
 
-  private guard(kind: ShapeKind, shape: unknown, audit = true): PolicyGuard {
-    return new PolicyGuard(this.engine, this.context, this.source, kind, shape, { audit, charge: audit });
+  private guard(kind: ShapeKind, shape: unknown, reads = true): PolicyGuard {
+    return new PolicyGuard(this.engine, this.context, kind, shape, { reads });
   }
 
   private run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {

@@ -14,7 +14,7 @@ import type { Filter, Segment } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
 import { type ParsedShape, type ShapePlan, parseShape } from "../pipeline/stages.js";
-import { type QuerySource, type ResolvedSource, modelOfArray, resolveSource } from "../pipeline/source.js";
+import type { ResolvedSource } from "../pipeline/source.js";
 import { DynamicQuery } from "../api/dynamic-query.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { GuardDecision, GuardedCaches, GuardedPlan } from "./guarded-caches.js";
@@ -41,10 +41,12 @@ const noGuesses: readonly GuessedColumn[] = [];
 export const builtTraces = new WeakMap<object, PolicyTrace>();
 
 export interface PolicyGuardOptions {
-  /** Record the request's audit events on the context when it ends (simulate records none). */
-  readonly audit: boolean;
-  /** Charge the guess budget (simulate, which runs nothing, charges nothing). */
-  readonly charge: boolean;
+  /**
+   * The request reads rows, now or when the host runs the built query: it records its audit
+   * events and is charged to the guess budget. False for what reads nothing (toStatementsAsync,
+   * simulate).
+   */
+  readonly reads: boolean;
 }
 
 export class PolicyGuard implements QueryGuard<GuardDecision> {
@@ -55,14 +57,16 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   private readonly collected: QpAuditEvent[] = [];
   /** The forced predicates as plan nodes, built once: in the plan's WHERE, and pinned in a builder's join. */
   private forced: readonly Predicate[] = [];
+  /** The source's model and the parsed request, as the driver gave them (a refused request's audit events name its fields). */
+  private model: EntityModel | null = null;
+  private parsed: ParsedShape | null = null;
 
   constructor(
     private readonly engine: GuardEngine,
     private readonly context: QpPolicyContext,
-    private readonly source: unknown,
     private readonly kind: ShapeKind,
     private readonly shape: unknown,
-    private readonly options: PolicyGuardOptions = { audit: true, charge: true },
+    private readonly options: PolicyGuardOptions = { reads: true },
   ) {
     this.limits = engine.options.caps;
   }
@@ -77,7 +81,8 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   }
 
   /** The caller's decisions under the current rule snapshot (the store's errors come after the request's). */
-  async begin(): Promise<void> {
+  async begin(model: EntityModel): Promise<void> {
+    this.model = model;
     this.decisions = await this.engine.decisionsAsync(this.context);
   }
 
@@ -98,6 +103,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    * shape for the same caller (sanitized-shapes.ts says why that is exact) when it will be cached.
    */
   decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
+    this.parsed = parsed;
     const shapeKey = cached && reusable(kind, this.engine.options.dryRun) ? this.engine.caches.key(this.decisions!, this.values ?? null, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
     const known = shapeKey === null ? undefined : this.engine.caches.shapes.get(model, shapeKey);
     const rebound = known ? reuse(kind, known, parsed as Filter | Segment, this.engine.options.caps.maxPageSize) : null;
@@ -140,7 +146,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    * StoreUnavailable, MissingContextValue) otherwise.
    */
   beforeRun(decided: GuardDecision): Promise<void> | void {
-    if (!this.options.charge || decided.guesses.length === 0) return;
+    if (!this.options.reads || decided.guesses.length === 0) return;
     return chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
   }
 
@@ -163,7 +169,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    * nothing says Allowed.
    */
   settle(error: unknown): void {
-    if (!this.options.audit) return;
+    if (!this.options.reads) return;
     const events = error === undefined ? this.collected : this.refusedEvents(error);
     const { maxAuditEvents } = this.engine.options.caps;
     for (const event of events) recordAudit(this.context.auditEvents, maxAuditEvents, event);
@@ -189,20 +195,21 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
     return events.map((event) => ({ ...event, at, subjects: this.context.subjects }));
   }
 
+  /**
+   * The events of a refused request, from the model and parsed request the driver gave this
+   * guard. A request answered from the plan cache was not parsed here: it is parsed now.
+   */
   private refusedEvents(error: unknown): readonly QpAuditEvent[] {
-    let model: EntityModel | null;
-    let parsed: ParsedShape | null;
-    try {
-      model = Array.isArray(this.source) ? modelOfArray(this.source) : resolveSource(this.source as QuerySource<ObjectLiteral>).model;
-    } catch {
-      model = null;
+    const { model } = this;
+    if (!model) return []; // the guard never began: nothing was decided
+    let parsed = this.parsed;
+    if (!parsed) {
+      try {
+        parsed = parseShape(this.kind, this.shape, this.limits);
+      } catch {
+        parsed = null; // a request that does not parse names no field yet
+      }
     }
-    try {
-      parsed = parseShape(this.kind, this.shape, this.limits);
-    } catch {
-      parsed = null; // a request that does not parse names no field yet
-    }
-    if (!model) return []; // the source did not resolve: nothing was sanitized
     const entity = this.engine.options.entities.nameOf(model.target) ?? model.name;
     return refusedAuditEvents(entity, this.context.subjects, model, this.kind, parsed, this.collected, error);
   }

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
 import { applyPolicy, toListAsync, toStatements } from "../../lib/index.js";
 import { BoundedCache, CacheBudget, cacheBudgets, digestOf, entryOverheadBytes, estimateBytes } from "../../lib/cache/bounded-cache.js";
-import { unguardedPlans } from "../../lib/api/to-list-async.js";
+import { unguardedPlans } from "../../lib/pipeline/unguarded.js";
 import { GuardedCaches } from "../../lib/guard/guarded-caches.js";
 import { QpPolicyEngine } from "../../lib/engine/engine.js";
 import { sqlTexts } from "../../lib/execute/sql-texts.js";

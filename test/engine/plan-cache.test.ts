@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Column, Entity, PrimaryColumn, type DataSource } from "typeorm";
 import { LogicException, toListAsync, toStatements } from "../../lib/index.js";
 import { requestKey, requestOf, valuesKey } from "../../lib/cache/plan-cache.js";
-import { unguardedPlans } from "../../lib/api/to-list-async.js";
+import { unguardedPlans } from "../../lib/pipeline/unguarded.js";
 import { dialects, openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets } from "../support/targets.js";
 
