@@ -49,8 +49,6 @@ export interface SqlDialect {
   readonly pooled: boolean;
   /** `INSERT … ON CONFLICT … DO UPDATE … RETURNING`: one round trip for the token vault's upsert. */
   readonly upsertReturning: boolean;
-  /** LISTEN/NOTIFY: rule writers notify other replicas through the database itself (changeChannel is not null). */
-  readonly notifications: boolean;
   /**
    * How the relational rule store notifies other replicas through the database itself, or null
    * (they poll). lib/rules/ builds the store's notifier from it (QpPostgresRuleNotifier).

@@ -4,6 +4,7 @@
 // channel only slows propagation down. One connection per channel and database (or Redis
 // client) serves every engine of a process; it never keeps the process alive by itself.
 import { QpConfigurationError } from "../errors/configuration-error.js";
+import type { ListeningConnection } from "../dialect/sql-dialect.js";
 
 /** What a notification carries: the snapshot identity after a committed write, never the rules. */
 export interface QpRuleChange {
@@ -72,12 +73,8 @@ export function parseChangePayload(payload: unknown): QpRuleChange | null {
   }
 }
 
-/** An open listening connection: `close` ends it; the listener is told of its loss through `lost`. */
-export interface OpenedChannel {
-  close(): Promise<void>;
-  /** A round trip on the listening connection (a heartbeat): a peer gone silent never reports the loss itself. */
-  ping(): Promise<void>;
-}
+/** An open listening connection (the dialect's own type: close ends it, ping is the heartbeat); the listener is told of its loss through `lost`. */
+export type OpenedChannel = ListeningConnection;
 
 export interface ChannelConnector {
   /** Connects and starts listening; `deliver` for each payload, `lost` once when the connection ends without close(). */

@@ -107,7 +107,6 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   inlinesNumberParameters: false,
   pooled: true,
   upsertReturning: false,
-  notifications: false,
   changeChannel: null,
   ddl: mysqlDdl,
   prepare: () => undefined,

@@ -52,7 +52,6 @@ export const postgres: SqlDialect = {
   inlinesNumberParameters: false,
   pooled: true,
   upsertReturning: true,
-  notifications: true,
   changeChannel: postgresChangeChannel,
   ddl: postgresDdl,
   prepare: () => undefined,
@@ -87,4 +86,4 @@ export const postgres: SqlDialect = {
 };
 
 /** PostgreSQL's SQL on a server without LISTEN/NOTIFY support QueryLib relies on (CockroachDB, Aurora). */
-export const postgresCompatible: SqlDialect = { ...postgres, notifications: false, changeChannel: null };
+export const postgresCompatible: SqlDialect = { ...postgres, changeChannel: null };

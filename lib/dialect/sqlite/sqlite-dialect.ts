@@ -97,7 +97,6 @@ export const sqlite: SqlDialect = {
   inlinesNumberParameters: true,
   pooled: false,
   upsertReturning: true,
-  notifications: false,
   changeChannel: null,
   ddl: sqliteDdl,
   prepare: registerSqliteFunctions,
