@@ -31,7 +31,7 @@ import { parseInstant } from "../resolve/coerce-values.js";
 import type { QpPolicyOptions } from "./options.js";
 import type { PolicyMember } from "./references.js";
 
-// The lists below are the operator table's columns (inference, guess), in declaration order.
+// The lists below are the operator table's columns (inference, pinsValue), in declaration order.
 /** What a caller may still use on a field it sees transformed without learning more than it is shown. */
 export const equalityOperators: readonly Operator[] = operatorsWhere((m) => m.inference === "equality");
 
@@ -56,8 +56,8 @@ export interface InferenceGuard {
   readonly boundaryText: string | null;
 }
 
-/** Operators whose values are guesses of the stored value: a floored Summary refuses them on a protected field. */
-export const guessOperators: readonly Operator[] = operatorsWhere((m) => m.guess);
+/** Operators whose values are guesses of the stored value (they pin it): a floored Summary refuses them on a protected field. */
+export const guessOperators: readonly Operator[] = operatorsWhere((m) => m.pinsValue);
 
 /**
  * How many guesses a condition with `operator` and `valueCount` values makes against a protected
@@ -98,6 +98,9 @@ function acceptedRisks(member: PolicyMember): Set<InferenceRisk> {
 const generalizesOnly = (chain: TransformChain) =>
   chain.generalize !== undefined && !chain.mask && !chain.defaultValue && !chain.truncate && !chain.mutate;
 
+/** What a member shown generalized may take: equality and ranges (built once, not per field reference). */
+const generalizedOperators: readonly Operator[] = [...equalityOperators, ...rangeOperators];
+
 /**
  * The guard of a member the caller sees through `chain` (its output chain for this caller: the
  * decorators', or a rule's mask), or null when nothing restricts it (protection off, or the
@@ -113,7 +116,7 @@ export function inferenceGuardOf(options: QpPolicyOptions, member: PolicyMember,
     accepted,
     orderable: accepted.has(InferenceRisk.Order),
     summable: accepted.has(InferenceRisk.Aggregate),
-    operators: accepted.has(InferenceRisk.Operators) ? null : generalized ? [...equalityOperators, ...rangeOperators] : equalityOperators,
+    operators: accepted.has(InferenceRisk.Operators) ? null : generalized ? generalizedOperators : equalityOperators,
     maxInValues: accepted.has(InferenceRisk.LongInList) ? null : options.caps.maxProtectedInValues,
     boundaries: ranges ? generalized : null,
     boundaryText: ranges ? boundaryText(generalized!) : null,

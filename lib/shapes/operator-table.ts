@@ -43,8 +43,6 @@ export interface OperatorMeaning {
   /** Takes exactly one value per condition, or one list (what QpForceWhere may force). */
   readonly singleValue: boolean;
   readonly inference: InferenceUse;
-  /** A value of it is a guess of the stored value (pinsValue): a floored Summary refuses it on a protected field. */
-  readonly guess: boolean;
   readonly countBound: CountBound;
 }
 
@@ -75,7 +73,6 @@ const meaning = (test: TestKind, arity: Arity, dataTypes: readonly DataType[], f
     noValue: arity === "none",
     singleValue: arity === "one" || arity === "oneOrMore",
     inference: facts.inference,
-    guess: pinsValue,
     countBound: facts.countBound,
   };
 };
@@ -166,8 +163,7 @@ export function textTest(op: Operator): TextTest {
   return test as TextTest;
 }
 
-const operatorsFor = (dataType: DataType): ReadonlySet<Operator> =>
-  new Set(Object.values(Operator).filter((op) => operators[op].dataTypes.has(dataType)));
+const operatorsFor = (dataType: DataType): ReadonlySet<Operator> => new Set(operatorsWhere((m) => m.dataTypes.has(dataType)));
 
 /** The operators that combine with each DataType, in declaration order. */
 export const operatorsOf: Readonly<Record<DataType, ReadonlySet<Operator>>> = {
