@@ -3,7 +3,7 @@
 // How a node's rows are read is worked out once per compiled node (a reader), not per value:
 // a page of 100 rows × 14 columns would otherwise repeat the same metadata lookups 1,400 times.
 import type { Driver } from "typeorm";
-import type { ProjectedColumn, ProjectionNode } from "../plan/projection.js";
+import { type ProjectedColumn, type ProjectionNode, sameColumn } from "../plan/projection.js";
 import { columnMetadataOf } from "../compile/sql-writer.js";
 import type { ColumnMember } from "../model/entity-model.js";
 import { type Hydrate, hydratorOf } from "./hydrate.js";
@@ -46,7 +46,7 @@ function readerOf(driver: Driver, node: ProjectionNode, typed: boolean): Reader 
 function newReader(driver: Driver, node: ProjectionNode, typed: boolean): Reader {
   // A typed result also returns the keys 2.1.5 adds below the root (ProjectionNode.keys), read
   // as hidden columns on every target already.
-  const returned = (c: ProjectedColumn) => !c.hidden || (typed && node.keys.some((key) => key === c.member || (key.column !== null && key.column === c.member.column)));
+  const returned = (c: ProjectedColumn) => !c.hidden || (typed && node.keys.some((key) => sameColumn(key, c.member)));
   const steps = node.columns.filter(returned).map((c) => ({
     alias: c.alias,
     hydrate: hydratorOf(driver, columnMetadataOf(c.member)),

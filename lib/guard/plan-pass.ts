@@ -105,7 +105,7 @@ function pagedAndProjected(planned: ShapePlan, additions: PlanAdditions): ShapeP
   const page = planned.plan.page ?? additions.page;
   if (planned.kind === "summary") return page === planned.plan.page ? planned : { kind: "summary", plan: { ...planned.plan, page } };
   const selects = additions.projection === undefined ? planned.plan.selects : additions.projection;
-  // Fail closed: a guarded plan never falls back to adding every key.
+  // Fail closed: a guarded plan never keeps the unguarded "all".
   const selectKeys = additions.selectKeys ?? noKeys;
   if (page === planned.plan.page && selects === planned.plan.selects && selectKeys === planned.plan.selectKeys) return planned;
   return planned.kind === "filter" ? { kind: "filter", plan: { ...planned.plan, page, selects, selectKeys } } : { kind: "segment", plan: { ...planned.plan, page, selects, selectKeys } };

@@ -65,9 +65,11 @@ export function sanitizeSelects(s: Sanitizer, selects: readonly string[] | null 
 function grantKeys(s: Sanitizer, hops: readonly Hop[], members: readonly PolicyMember[]): void {
   const relations = members.flatMap((m, i) => (m.member.kind === "reference" || m.member.kind === "collection" ? [i] : []));
   if (relations.length < hops.length) return; // not aligned: add nothing
+  let prefix = "";
   hops.forEach((hop, i) => {
+    prefix += `${hop.member.name}.`;
     for (const key of hop.to.primaryKeys) {
-      const path = keyPathOf(hops.slice(0, i + 1), key);
+      const path = keyPathOf(prefix, key);
       if (s.decidedKeys.has(path)) continue;
       s.decidedKeys.add(path);
       const column = columnsOf(hop.to.scope, hop.to.target).find((c) => c.path === key.propertyPath);

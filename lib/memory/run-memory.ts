@@ -2,7 +2,7 @@
 // the same rows, order, pages and totals.
 import { Aggregator, Direction, Intersection } from "../shapes/enums.js";
 import type { EmbeddedMember, EntityModel } from "../model/entity-model.js";
-import type { Aggregate, FilterPlan, HavingPredicate, OrderKey, SegmentPlan, SummaryPlan, ValueRef } from "../plan/nodes.js";
+import { type Aggregate, type FilterPlan, type HavingPredicate, type OrderKey, type SegmentPlan, type SummaryPlan, type ValueRef, segmentRows } from "../plan/nodes.js";
 import { ProjectionNode, buildProjection } from "../plan/projection.js";
 import { primaryKeyOrder } from "../plan/projection.js";
 import { aggregateKind } from "../plan/build-summary.js";
@@ -99,7 +99,7 @@ const keyOf = (model: EntityModel, row: Row) => model.primaryKeys.map((k) => {
 }).join("");
 
 export function runSegmentInMemory<T>(rows: readonly Row[], plan: SegmentPlan, getQueryString: boolean, options: MemoryOptions = {}): FilterResult<T> {
-  const filterPlan: FilterPlan = { root: plan.root, where: null, orders: plan.orders, page: plan.page, selects: plan.selects, ...(plan.selectKeys ? { selectKeys: plan.selectKeys } : {}) };
+  const filterPlan = segmentRows(plan);
   if (plan.sets.length === 0) return runFilterInMemory<T>(rows, filterPlan, true, getQueryString, options);
   let keys = new Set<string>();
   plan.sets.forEach((set, i) => {

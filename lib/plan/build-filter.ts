@@ -76,7 +76,7 @@ export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: Plan
   const orders = buildOrders(root, filter.orders, budget, lookup);
   const page = checkPage(filter.page);
   const selects = buildSelects(root, filter.selects, lookup);
-  return { root, where, orders, page, selects };
+  return { root, where, orders, page, selects, selectKeys: "all" };
 }
 
 export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: PlanLimits, lookup: PathLookup = declaredPaths): SegmentPlan {
@@ -96,5 +96,5 @@ export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: P
   const orders = buildOrders(root, segment.orders, budget, lookup);
   const page = checkPage(segment.page);
   const selects = buildSelects(root, segment.selects, lookup);
-  return { root, sets, orders, page, selects };
+  return { root, sets, orders, page, selects, selectKeys: "all" };
 }

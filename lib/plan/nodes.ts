@@ -77,8 +77,12 @@ export interface FilterPlan {
   readonly page: PageBy | null;
   /** null: whole entities. */
   readonly selects: readonly ResolvedPath[] | null;
-  /** The keys a typed result adds below the root (plan/projection.ts SelectKeys): all when absent; a guard's plan always names them. */
-  readonly selectKeys?: ReadonlySet<string>;
+  /**
+   * The keys a typed result adds below the root (plan/projection.ts SelectKeys): "all" for an
+   * unguarded plan, the caller's selectable ones (by key path) for a guarded one. Required, so no
+   * plan falls back to every key by leaving it out.
+   */
+  readonly selectKeys: SelectKeys;
 }
 
 export interface SegmentPlan {
@@ -88,8 +92,15 @@ export interface SegmentPlan {
   readonly page: PageBy | null;
   readonly selects: readonly ResolvedPath[] | null;
   /** As FilterPlan.selectKeys. */
-  readonly selectKeys?: ReadonlySet<string>;
+  readonly selectKeys: SelectKeys;
 }
+
+/** Which keys a typed Select adds below the root (ProjectionNode.keys): every one, or those whose path (keyPathOf) a guard granted. */
+export type SelectKeys = ReadonlySet<string> | "all";
+
+/** A Segment's rows as a Filter's (its sets compiled apart): the same orders, page, selects and keys. */
+export const segmentRows = (plan: SegmentPlan): FilterPlan =>
+  ({ root: plan.root, where: null, orders: plan.orders, page: plan.page, selects: plan.selects, selectKeys: plan.selectKeys });
 
 export interface GroupKey {
   readonly value: ColumnRef;

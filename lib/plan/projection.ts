@@ -3,7 +3,7 @@
 // one more statement per collection level, keyed by their parents' keys (no join fan-out).
 import { type ColumnMember, type EntityModel, type MemberScope, columnPathsOf } from "../model/entity-model.js";
 import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
-import type { OrderKey } from "./nodes.js";
+import type { OrderKey, SelectKeys } from "./nodes.js";
 import { Direction } from "../shapes/enums.js";
 
 /** Ties are broken by primary key ascending, so paging is deterministic on every target. */
@@ -48,24 +48,22 @@ export class ProjectionNode {
     return this.whole ? allColumns(this.model.scope) : [];
   }
 
-  /** Columns returned in a typed result: the visible ones, then the keys 2.1.5 adds (§4.1). */
+  private typed: readonly ColumnMember[] | undefined;
+
+  /** Columns returned in a typed result: the visible ones, then the keys 2.1.5 adds (§4.1); computed once, when the tree is built. */
   typedColumns(): readonly ColumnMember[] {
+    if (this.typed) return this.typed;
     const visible = this.visibleColumns();
-    const added = this.keys.filter((key) => !visible.some((column) => column === key || (column.column !== null && column.column === key.column)));
-    return added.length === 0 ? visible : [...visible, ...added];
+    const added = this.keys.filter((key) => !visible.some((column) => sameColumn(column, key)));
+    return (this.typed = added.length === 0 ? visible : [...visible, ...added]);
   }
 }
 
-/**
- * Which keys a typed Select adds (ProjectionNode.keys): every one (undefined, unguarded), or
- * those whose path (keyPathOf) a guard lets the caller select as stored.
- */
-export type SelectKeys = ReadonlySet<string> | undefined;
+/** Whether two members read the same stored column (an embedded column is reached by more than one member object). */
+export const sameColumn = (a: ColumnMember, b: ColumnMember): boolean => a === b || (a.column !== null && a.column === b.column);
 
-/** The canonical path of a key below the root: the relations crossed, then the key ("orders.items.id"). */
-export function keyPathOf(hops: readonly Hop[], key: ColumnMember): string {
-  return [...hops.map((hop) => hop.member.name), key.propertyPath].join(".");
-}
+/** The canonical path of a key below the root: `prefix` is the relations crossed, each followed by "." ("orders.items."), then the key. */
+export const keyPathOf = (prefix: string, key: ColumnMember): string => prefix + key.propertyPath;
 
 const scopeColumns = new WeakMap<MemberScope, readonly ColumnMember[]>();
 
@@ -80,18 +78,23 @@ export function allColumns(scope: MemberScope): readonly ColumnMember[] {
  * The projection tree of a select list; no list means the whole root entity, without relations.
  * `keys`: which keys a typed result adds below the root (SelectKeys; undefined: all of them).
  */
-export function buildProjection(root: EntityModel, selects: readonly ResolvedPath[] | null, keys?: SelectKeys): ProjectionNode {
+export function buildProjection(root: EntityModel, selects: readonly ResolvedPath[] | null, keys: SelectKeys): ProjectionNode {
   const top = new ProjectionNode(root);
   if (!selects) {
     top.whole = true;
     return top;
   }
+  const decided = new Set<ProjectionNode>();
   for (const path of selects) {
     let node = top;
-    path.hops.forEach((hop, i) => {
+    let prefix = "";
+    for (const hop of path.hops) {
       node = node.child(hop);
-      if (node.keys.length === 0) node.keys = grantedKeys(node.model, path.hops.slice(0, i + 1), keys);
-    });
+      prefix += `${hop.member.name}.`;
+      if (decided.has(node)) continue;
+      decided.add(node);
+      node.keys = keys === "all" ? node.model.primaryKeys : node.model.primaryKeys.filter((key) => keys.has(keyPathOf(prefix, key)));
+    }
     const end = path.end;
     if (end.kind === "column") node.explicit.set(end.column.propertyPath, end.column);
     else if (end.kind === "embedded") {
@@ -101,6 +104,3 @@ export function buildProjection(root: EntityModel, selects: readonly ResolvedPat
   return top;
 }
 
-function grantedKeys(model: EntityModel, hops: readonly Hop[], keys: SelectKeys): readonly ColumnMember[] {
-  return keys === undefined ? model.primaryKeys : model.primaryKeys.filter((key) => keys.has(keyPathOf(hops, key)));
-}
