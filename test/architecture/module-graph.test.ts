@@ -6,11 +6,11 @@
 // Also: lib/ never imports decorators/ or nest-module/ (the package entry aside), and nothing
 // imports a package's internal paths.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { repoRoot, sourceFiles } from "../support/source-files.js";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+const root = repoRoot;
 
 /**
  * The layers, lowest first (README, "Architecture"): a folder of lib/, a top-level folder, or a
@@ -73,13 +73,6 @@ export const layers: readonly (readonly string[])[] = [
 const allowed: readonly (readonly [from: string, to: string, reason: string])[] = [
 ];
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith(".ts") && !name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /** Comments out, string contents kept (the specifiers are strings). */
 function withoutComments(text: string): string {
@@ -104,7 +97,7 @@ export function importsOf(path: string): string[] {
   return [...found];
 }
 
-const files = ["lib", "decorators", "nest-module"].flatMap((dir) => sources(join(root, dir)));
+const files = ["lib", "decorators", "nest-module"].flatMap((dir) => sourceFiles(join(root, dir)));
 const name = (path: string) => relative(root, path);
 const graph = new Map(files.map((f) => [name(f), importsOf(f).map(name)]));
 const allowedEdges = new Set(allowed.map(([from, to]) => `${from} → ${to}`));

@@ -2,19 +2,12 @@
 // alone, and the policy enters it as a guard (lib/guard/policy-guard.ts), never by running a
 // stage itself. A source file outside those that calls a stage function is a second pipeline.
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { repoRoot, sourceFiles } from "../support/source-files.js";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+const root = repoRoot;
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith(".ts") && !name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /**
  * Calls of `name(` in a file's code (comments stripped): not its definition (`function name(`),
@@ -29,7 +22,7 @@ function calls(text: string, name: string): number {
     }).length;
 }
 
-const files = ["lib", "nest-module", "decorators"].flatMap((dir) => sources(join(root, dir)));
+const files = ["lib", "nest-module", "decorators"].flatMap((dir) => sourceFiles(join(root, dir)));
 
 /** Each stage function, and the only files that may call it. */
 const stages: Record<string, readonly string[]> = {

@@ -3,20 +3,13 @@
 // each suite. A file that spells two or more targets in a list is named here, unless it is one of
 // the few deliberate subsets below.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { dialects, serverDialects, targets } from "../support/target-list.js";
+import { repoRoot, sourceFiles } from "../support/source-files.js";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+const root = repoRoot;
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
 
 /** Subsets chosen for a reason, not lists of every target. */
 const deliberateSubsets: Record<string, string> = {
@@ -31,7 +24,7 @@ describe("Test targets", () => {
     const name = `["'](memory|sqlite|postgres|mariadb)["']`;
     const list = new RegExp(`${name}\\s*,\\s*${name}|(sqlite|postgres|mariadb),(sqlite|postgres|mariadb)`);
     const offenders = ["test", "bench"]
-      .flatMap((dir) => sources(join(root, dir)))
+      .flatMap((dir) => sourceFiles(join(root, dir)))
       .map((path) => relative(root, path))
       // The list itself, and this test (which names the subsets and pins the list).
       .filter((path) => path !== join("test", "support", "target-list.ts") && path !== join("test", "sql", "target-list.test.ts"))
