@@ -70,6 +70,21 @@ forEachPolicyTarget("Policy: the key a typed Select adds to a reference (2.1.5 Â
         assert.deepEqual(plain(nested.data), wardOracle.wards.map((w) => ({ name: w.name, beds: w.beds.map(() => ({ ward: { name: w.name, id: w.id } })) })));
       });
 
+      it("attack: a whole ward (and the wards of whole beds) selected by a caller denied ward.id comes without the ward's key", async () => {
+        const context = await contextOf(engine, ["nowardkey"]);
+        const whole = await run(ctx, Bed, context, { ...beds12, selects: ["id", "ward"] });
+        assert.deepEqual(whole.data.map((row) => row.id), bedsOf(1, 2).map((b) => b.id));
+        for (const row of whole.data) {
+          assert.equal(row.ward?.name, bedsOf(1, 2).find((b) => b.id === row.id)!.ward.name, "the ward's other members are there");
+          assert.ok(!("id" in row.ward), `ward.id leaked: ${JSON.stringify(row)}`);
+        }
+        const nested = await run(ctx, Ward, context, { selects: ["name", "beds.ward"] });
+        for (const ward of nested.data) for (const bed of ward.beds) assert.ok(!("id" in bed.ward), `beds.ward.id leaked: ${JSON.stringify(ward)}`);
+        // The collection's elements, denied beds.id, whole.
+        const beds = await run(ctx, Ward, await contextOf(engine, ["nobedkey"]), { selects: ["name", "beds"] });
+        for (const ward of beds.data) for (const bed of ward.beds) assert.ok(!("id" in bed) && typeof bed.label === "string", `beds.id leaked: ${JSON.stringify(ward)}`);
+      });
+
       it("a dry run adds no key the caller may not select either (it never widens what a caller sees unasked)", async () => {
         const dry = new QpPolicyEngine({ tier, dryRun: true, entities: catalogue() });
         await dry.upsertRuleAsync(denyWardId as never, "reference-keys-test");
