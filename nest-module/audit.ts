@@ -11,7 +11,6 @@ import { QP_RUNTIME } from "./tokens.js";
 import type { QpRuntime } from "./runtime.js";
 import { QpLoggerAuditSink, type QpRequestAuditEvent } from "./audit-sinks.js";
 
-export type { QpRequestAuditEvent };
 
 /** What the interceptor reads of the module's runtime, and nothing more. */
 export type QpAuditRuntime = Pick<QpRuntime, "engine" | "auditSink" | "auditFailure" | "drainsInInterceptor">;

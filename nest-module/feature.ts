@@ -17,7 +17,6 @@ import { QpContext, QpFilter, rawQueryOf } from "./params.js";
 import type { QpRuntime } from "./runtime.js";
 import type { QpFeatureRoute } from "./options.js";
 
-export type { QpFeatureRoute };
 import { QP_RUNTIME } from "./tokens.js";
 
 export type { QpShapeName };
@@ -42,8 +41,6 @@ export interface QpFeatureOptions {
    */
   readonly sqlParameter?: boolean;
 }
-
-/** A mounted entity controller, as the OpenAPI document describes it. */
 
 const literalPath = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/;
 

@@ -8,7 +8,7 @@
 import { PolicyErrorCode, PolicyException } from "../errors/policy-exception.js";
 import { QpSubjectKind } from "../shapes/policy-enums.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
-import type { QpLintFinding } from "../lint/lint-policy.js";
+import type { QpLintFinding } from "../lint/lint-fields.js";
 import type { QpRule } from "../rules/rule.js";
 
 /** Whose rules an admin-API caller may see and change: every rule (unconfined), or one tenant's. */

@@ -23,7 +23,8 @@ import { outputChainOf } from "../guard/sanitizer.js";
 import { type InferenceGuard, inferenceGuardOf } from "../decisions/inference.js";
 import type { TransformChain } from "../transform/field-transforms.js";
 import type { QpPolicyOptions } from "../decisions/options.js";
-import { type PolicyTrace, copyTrace } from "../guard/trace.js";
+import { copyTrace } from "../guard/trace.js";
+import type { PolicyTrace } from "../shapes/policy-trace.js";
 import type { ConditionGroup, Filter } from "../shapes/shapes.js";
 import type { Placements } from "../guard/placements.js";
 
@@ -214,7 +215,7 @@ function explainMember(entity: string, field: string, member: PolicyMember, deci
   const guard = inferenceGuardOf(options, member, outputChainOf(member, decisions.decide(member, PolicyFeature.Select)));
   const results: ExplainDecision[] = singleFeatures.map((feature) => {
     let decision: Decision = decisions.decide(member, feature);
-    // The sanitizer's own override (inference.ts): ordering a field shown transformed.
+    // The sanitizer's own override (decisions/inference.ts): ordering a field shown transformed.
     if (feature === PolicyFeature.Order && guard && !guard.orderable && decision.effect !== PolicyEffect.Deny) {
       decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [{ effect: decision.effect, level: decision.level ?? PolicyLevel.OverridableAttribute, specificity: 1, priority: 0, source: decision.source }] };
     }

@@ -1,6 +1,6 @@
 // Audit events: a field marked QpAudit(features) records an event on the request's context
 // each time a guarded query uses it for one of those features (a refused query's events are
-// rebuilt: refused-audit.ts). Hosts drain them to a sink at the end of the request; without
+// rebuilt: guard/refused-audit.ts). Hosts drain them to a sink at the end of the request; without
 // that they are built and never written. Uses that agree in entity, field, feature, action,
 // enforcement and refusal are one event with a count, so a request that names a field 460
 // times writes one event (count 460), not 460; at most MaxAuditEvents distinct events are kept,

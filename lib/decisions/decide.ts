@@ -3,7 +3,8 @@
 // PolicyLevel, then exact before wildcard, then priority descending, then Deny over Mask over
 // Allow. Deterministic for equal inputs.
 import { PolicyEffect, PolicyFeature, PolicyLevel } from "../shapes/policy-enums.js";
-import { type MemberPolicy, describeSource } from "./entity-policy.js";
+import { describeSource } from "./entity-policy.js";
+import type { MemberPolicy } from "../registry/qp-registry.js";
 import { isTransformAttribute } from "../transform/field-transforms.js";
 
 export interface DecisionSource {

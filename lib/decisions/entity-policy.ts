@@ -2,7 +2,6 @@
 // limits, costs, forced and required predicates. Rebuilt only when the registry changes.
 import { type MemberPolicy, type QpAttribute, qpRegistry } from "../registry/qp-registry.js";
 
-export type { MemberPolicy };
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { MemberScope } from "../model/entity-model.js";
 import { type FieldKind, dataTypeOfKind } from "../model/field-kind.js";

@@ -99,7 +99,7 @@ export interface QpPolicyOptions {
    */
   inferenceProtection: boolean;
   /**
-   * The policy linter at startup (lint-policy.ts): "warn" (default) logs every finding through
+   * The policy linter at startup (lint/lint-policy.ts): "warn" (default) logs every finding through
    * the host's logger, "error" also fails startup on error-level findings, "off" skips it.
    */
   lint: QpLintMode;

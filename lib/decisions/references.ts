@@ -8,7 +8,8 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { EntityModel, Member, MemberScope } from "../model/entity-model.js";
 import { type SegmentFinder, maxCachedPathLength, walkPath } from "../resolve/resolve-path.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
-import { type MemberPolicy, checkAliasCollisions, classPolicyOf } from "./entity-policy.js";
+import { checkAliasCollisions, classPolicyOf } from "./entity-policy.js";
+import type { MemberPolicy } from "../registry/qp-registry.js";
 
 export interface PolicyMember {
   readonly owner: Function;

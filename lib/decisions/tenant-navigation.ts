@@ -30,7 +30,8 @@ import type { Hop, ResolvedPath } from "../resolve/resolved-path.js";
 import type { Aggregate, ColumnRef, GroupKey, HavingPredicate, OrderKey, Predicate, SummaryPlan } from "../plan/nodes.js";
 import type { ShapePlan } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
-import { type MemberPolicy, classPolicyOf, describeSource } from "./entity-policy.js";
+import { classPolicyOf, describeSource } from "./entity-policy.js";
+import type { MemberPolicy } from "../registry/qp-registry.js";
 
 type ForceWhere = Extract<QpAttribute, { kind: "forceWhere" }>;
 

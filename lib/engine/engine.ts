@@ -13,7 +13,8 @@ import { type QpPolicyHealth, RuleSnapshots } from "../decisions/snapshot.js";
 import { type QpRule, type QpRuleInput, normalizeRule, storableRuleId, subjectKey } from "../rules/rule.js";
 import { assertValidPolicy } from "../decisions/validate-policy.js";
 import { GuardedCaches } from "../guard/guarded-caches.js";
-import { type QpLintFinding, type QpLintOptions, lintPolicy, reportLint } from "../lint/lint-policy.js";
+import { type QpLintOptions, lintPolicy, reportLint } from "../lint/lint-policy.js";
+import type { QpLintFinding } from "../lint/lint-fields.js";
 import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveGuessBudget, resolveOptions } from "../decisions/options.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
 
@@ -23,7 +24,7 @@ export class QpPolicyEngine {
   private readonly snapshots: RuleSnapshots;
   /** This engine's decisions per snapshot and subject set. */
   private readonly decisionTables = new DecisionTables();
-  /** This engine's guarded plans and sanitized shapes (guarded-caches.ts). */
+  /** This engine's guarded plans and sanitized shapes (guard/guarded-caches.ts). */
   readonly caches = new GuardedCaches();
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {

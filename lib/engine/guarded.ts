@@ -4,7 +4,7 @@
 // reference, resolved by public names) → plan (built once) → transformPlan (forced predicates,
 // group floor) → compile → execute → transformResult (hidden columns, transformations, public
 // names, trace); the builders stop after compile. A repeated request for the same caller starts
-// at execute (the engine's caches: guarded-caches.ts).
+// at execute (the engine's caches: guard/guarded-caches.ts).
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import type { ShapeStatements } from "../pipeline/stages.js";
 import { type AnySource, type Built, type PipelineRequest, runBuild, runRows, runStatements } from "../pipeline/driver.js";
@@ -17,7 +17,8 @@ import { Codes, fail } from "../errors/codes.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { QpPolicyEngine } from "./engine.js";
 import type { SanitizeResult } from "../guard/sanitize-result.js";
-import { type PolicyTrace, copyTrace } from "../guard/trace.js";
+import { copyTrace } from "../guard/trace.js";
+import type { PolicyTrace } from "../shapes/policy-trace.js";
 import { dropHiddenKeys, renameToPublic } from "../guard/row-pass.js";
 import { type RowsFinish, dynamicFilter, filterBuilderOf, isGroupInput, summaryQueryOf } from "../api/query-functions.js";
 import type { DynamicQuery } from "../api/dynamic-query.js";

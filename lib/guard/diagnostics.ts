@@ -6,7 +6,7 @@ import { PolicyFeature } from "../shapes/policy-enums.js";
 import type { QpAuditEvent } from "../decisions/audit.js";
 import type { QpSubject } from "../shapes/policy-context.js";
 import type { PolicyMember } from "../decisions/references.js";
-import type { PolicyTraceEntry } from "./trace.js";
+import type { PolicyTraceEntry } from "../shapes/policy-trace.js";
 import type { TransformStep } from "./transform-actions.js";
 
 /** A trace entry's facts (trace.ts), with the steps and the member they came from. */

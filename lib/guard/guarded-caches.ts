@@ -2,7 +2,7 @@
 // with engine.clearCaches()), so two engines in one process (tests, a host with two DataSources)
 // never answer each other's requests and a host can drop one engine's plans without touching
 // another's. Their bytes are charged to the process-wide plan budget (cacheBudgets.plans,
-// bounded-cache.ts) all the same: a bound per engine would multiply with the number of engines.
+// cache/bounded-cache.ts) all the same: a bound per engine would multiply with the number of engines.
 import { PlanCache, digestOf } from "../cache/plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";

@@ -13,7 +13,9 @@ import type { Predicate } from "../plan/nodes.js";
 import type { Filter, Segment } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
-import { type ParsedShape, type ShapePlan, parseShape } from "../pipeline/stages.js";
+import { parseShape } from "../pipeline/stages.js";
+import type { ParsedShape } from "../parse/parse-shapes.js";
+import type { ShapePlan } from "../plan/nodes.js";
 import type { ResolvedSource } from "../pipeline/source.js";
 import { DynamicQuery } from "../api/dynamic-query.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
@@ -23,7 +25,8 @@ import { type QpAuditEvent, recordAudit } from "../decisions/audit.js";
 import type { GuessedColumn, SanitizeResult } from "./sanitize-result.js";
 import { type SanitizeSource, sanitize } from "./sanitize.js";
 import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
-import { type PolicyTrace, copyTrace } from "./trace.js";
+import { copyTrace } from "./trace.js";
+import type { PolicyTrace } from "../shapes/policy-trace.js";
 import { forcedPredicates, transformPlan } from "./plan-pass.js";
 import { transformResult } from "./row-pass.js";
 import { refusedAuditEvents } from "./refused-audit.js";
@@ -177,7 +180,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
 
   /**
    * The request's guesses per stored column, as the sanitizer counted them against the
-   * per-request allowance (inference.ts, guessesOf): every Equal/IEqual value, In/IIn element and
+   * per-request allowance (decisions/inference.ts, guessesOf): every Equal/IEqual value, In/IIn element and
    * range bound on a field the caller sees transformed, across Or branches, sub-groups, Segment
    * sets and a Summary's Where and Having; per column ("Entity.member"), whatever path or root
    * reached it. Empty without a guess budget (nothing would read them). A cached plan carries

@@ -9,7 +9,7 @@ import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpPolicyOptions } from "../decisions/options.js";
 import { applyRenames, renameKeys } from "./renames.js";
 import type { SanitizeResult } from "./sanitize-result.js";
-import type { PolicyTrace } from "./trace.js";
+import type { PolicyTrace } from "../shapes/policy-trace.js";
 import { hiddenKeysOf } from "./plan-pass.js";
 
 /** `sanitized.trace` must be the caller's own copy (copyTrace): it becomes the result's. */

@@ -1,5 +1,5 @@
 // Inference protection on the conditions a request puts on fields the caller sees transformed
-// (inference.ts): equality operators only, a short In list, ranges on a generalization's
+// (decisions/inference.ts): equality operators only, a short In list, ranges on a generalization's
 // boundaries; the guesses each condition tests, counted per field and per stored column for the
 // whole request (MaxProtectedInValues, and the guess budget's charge); and under a Summary's
 // group floor, the guesses it refuses. A use that relies on a risk the field accepts is traced.
@@ -14,7 +14,7 @@ import type { Sanitizer } from "./sanitizer.js";
 
 /**
  * A condition (or a Having condition on a transformed extreme) on a field the caller sees
- * transformed: equality operators only, a short In list, ranges on boundaries (inference.ts).
+ * transformed: equality operators only, a short In list, ranges on boundaries (decisions/inference.ts).
  * A use that relies on a risk the field accepts is traced as such.
  */
 export function protectedCondition(s: Sanitizer, guard: InferenceGuard, field: string, condition: Condition, where: string, feature: string, member: PolicyMember): void {

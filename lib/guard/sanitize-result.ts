@@ -2,7 +2,7 @@
 // renames and transforms for the row pass, what the policy adds to the plan, and inference
 // protection's guesses for the guess budget.
 import type { Placements } from "./placements.js";
-import type { PolicyTrace } from "./trace.js";
+import type { PolicyTrace } from "../shapes/policy-trace.js";
 import type { RenameTree } from "./renames.js";
 import type { TransformTree } from "../transform/apply.js";
 import type { PlanAdditions } from "./plan-pass.js";
@@ -26,7 +26,7 @@ export interface SanitizeResult {
   readonly readValues: boolean;
   /**
    * Inference protection's guesses: per protected field (its public path from the root), how
-   * many values this request tests against it (guessCountsOf in inference.ts says what counts).
+   * many values this request tests against it (guessCountsOf in decisions/inference.ts says what counts).
    * Empty when protection is off or no condition tests a protected field.
    */
   readonly guesses: ReadonlyMap<string, number>;

@@ -21,7 +21,7 @@ import type { QpPolicyOptions } from "../decisions/options.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import { type PolicyMember, type Reference, navigationDepth } from "../decisions/references.js";
 import { referenceCost } from "../decisions/cost.js";
-import type { PolicyTrace } from "./trace.js";
+import type { PolicyTrace } from "../shapes/policy-trace.js";
 import type { QpAuditEvent } from "../decisions/audit.js";
 import { type PolicyDiagnostic, auditEventsOf, traceEntryOf } from "./diagnostics.js";
 import type { RenameTree } from "./renames.js";
@@ -189,7 +189,7 @@ export class Sanitizer {
     const scoped = "path" in ref ? this.scopedNavigation(ref, feature) : null;
     let decision = scoped ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
-    // Ordering by a field the caller sees transformed ranks its stored values (inference.ts).
+    // Ordering by a field the caller sees transformed ranks its stored values (decisions/inference.ts).
     const guard = feature === PolicyFeature.Order && decision.effect !== PolicyEffect.Deny ? this.guardOf(ref.end) : null;
     if (guard && !guard.orderable) decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [] };
     if (decision.effect !== PolicyEffect.Deny) {
@@ -208,7 +208,7 @@ export class Sanitizer {
     return true;
   }
 
-  /** The inference guard of a member for this caller (inference.ts), or null: protection off, or shown as stored. */
+  /** The inference guard of a member for this caller (decisions/inference.ts), or null: protection off, or shown as stored. */
   guardOf(member: PolicyMember): InferenceGuard | null {
     if (!this.options.inferenceProtection) return null;
     return inferenceGuardOf(this.options, member, outputChainOf(member, this.decision(member, PolicyFeature.Select)));

@@ -1,8 +1,6 @@
 // Copies of the policy trace (its shape: shapes/policy-trace.ts).
 import type { PolicyTrace, PolicyTraceEntry } from "../shapes/policy-trace.js";
 
-export type { PolicyTrace, PolicyTraceEntry };
-
 /** An entry a caller may change without touching the one it was copied from. */
 export const copyEntry = (e: PolicyTraceEntry): PolicyTraceEntry => (e.transforms ? { ...e, transforms: e.transforms.map((t) => ({ ...t })) } : { ...e });
 

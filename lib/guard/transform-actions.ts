@@ -4,7 +4,8 @@
 // truncation hides part of the value, else Generalized, else Mutated (QpMutate, QpFormat).
 import { PolicyAction, PolicyLevel } from "../shapes/policy-enums.js";
 import type { QpAttribute } from "../registry/qp-registry.js";
-import { type MemberPolicy, describeSource } from "../decisions/entity-policy.js";
+import { describeSource } from "../decisions/entity-policy.js";
+import type { MemberPolicy } from "../registry/qp-registry.js";
 
 export interface TransformStep {
   readonly action: PolicyAction;

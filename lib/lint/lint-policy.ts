@@ -19,7 +19,6 @@ import { QpConfigurationError } from "../errors/configuration-error.js";
 import { policyMember } from "../decisions/references.js";
 import { type QpLintFinding, type QpLintSeverity, lintField } from "./lint-fields.js";
 
-export type { QpLintFinding, QpLintSeverity };
 
 export interface QpLintOptions {
   /** The context values the host's claims mapping provides: a forced predicate naming another is a finding. */

@@ -25,9 +25,10 @@ import type { PlanLimits } from "../plan/subquery-budget.js";
 import type { FilterResult, SummaryResult } from "../shapes/results.js";
 import type { PlanCache } from "../cache/plan-cache.js";
 import { requestKey, requestOf } from "../cache/plan-cache.js";
-import {
-  type ParsedShape, type PreparedShape, type ShapePlan, type ShapeStatements, parseShape, planParsed, preparePlan, runPlanInMemory, runPrepared, statementsOf,
-} from "./stages.js";
+import { type ShapeStatements, parseShape, planParsed, preparePlan, runPlanInMemory, runPrepared, statementsOf } from "./stages.js";
+import type { ParsedShape } from "../parse/parse-shapes.js";
+import type { ShapePlan } from "../plan/nodes.js";
+import type { PreparedShape } from "../execute/prepared-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, modelOfArray, resolveSource, schemaLearning } from "./source.js";
 
 type Step<T> = T | Promise<T>;

@@ -20,7 +20,6 @@ import type { PathLookup } from "../plan/path-lookup.js";
 import type { ShapePlan } from "../plan/nodes.js";
 import type { PreparedShape } from "../execute/prepared-shape.js";
 
-export type { ParsedShape, ShapePlan, PreparedShape };
 
 /** A request parsed as its kind. `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
 export function parseShape(kind: ShapeKind, shape: unknown, limits?: ParseLimits): ParsedShape {

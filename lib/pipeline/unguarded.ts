@@ -11,7 +11,7 @@ import type { FilterResult } from "../shapes/results.js";
 import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
 import type { Planned, PlanStore, QueryGuard, ShapeResult } from "./driver.js";
-import type { ShapePlan } from "./stages.js";
+import type { ShapePlan } from "../plan/nodes.js";
 
 export function checkUnguarded(model: EntityModel): void {
   if (qpRegistry.entityOptions(model.target)?.requirePolicy === true) {

@@ -10,7 +10,8 @@ import {
   QpNoOrder, QpNoSelect, QpNoWhere, QpOperators, QpPolicyContext, QpPolicyEngine, QpRequireWhere, QpSubjectKind, QpTruncate, QpEntityCatalogue, applyPolicy,
   type QpPolicyOptionsInput, type QpRuleInput,
 } from "../../lib/index.js";
-import { type QpLintFinding, type QpLintOptions, lintPolicy } from "../../lib/lint/lint-policy.js";
+import { type QpLintOptions, lintPolicy } from "../../lib/lint/lint-policy.js";
+import type { QpLintFinding } from "../../lib/lint/lint-fields.js";
 import { resolveOptions } from "../../lib/decisions/options.js";
 import { type QpRule, normalizeRule } from "../../lib/rules/rule.js";
 import { expectPolicyError } from "./helpers.js";
