@@ -11,6 +11,8 @@ export {
 } from "./parse/parse-shapes.js";
 export type { QuerySource } from "./pipeline/source.js";
 export { toListAsync, toListAsyncDynamic, toStatements } from "./api/to-list-async.js";
+export { setCursorSecrets } from "./pipeline/unguarded.js";
+export type { CursorSecret } from "./cursor/cursor-codec.js";
 export type { ShapeStatements } from "./pipeline/stages.js";
 export type { Statement } from "./compile/to-positional.js";
 export { toList, toListDynamic } from "./api/to-list.js";

@@ -18,7 +18,7 @@ import { pageOffset } from "../shapes/page.js";
 import { checkPage } from "../validate/shape-checks.js";
 import type { FilterPlan, SummaryPlan } from "../plan/nodes.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
-import type { FilterInput, OrderBy, PageBy, SummaryInput } from "../shapes/shapes.js";
+import { type FilterInput, type OrderBy, type PageBy, type SummaryInput, isCursorPage } from "../shapes/shapes.js";
 import { DynamicQuery } from "./dynamic-query.js";
 import { Codes, fail } from "../errors/codes.js";
 import { type QuerySource, type ResolvedSource, resolveSource } from "../pipeline/source.js";
@@ -76,6 +76,8 @@ export function order<T extends ObjectLiteral>(source: QuerySource<T>, orderByOr
 export function page<T extends ObjectLiteral>(source: QuerySource<T>, pageBy: DeepPartialShape<PageBy> | string): SelectQueryBuilder<T> {
   const resolved = resolve(source);
   const checked = checkPage(parsePageBy(pageBy))!;
+  // A cursor needs the request's orders and the pipeline's keys: a Filter's page, not one clause.
+  if (isCursorPage(checked)) fail(Codes.UnsupportedOnBuilder, "page() adds an OFFSET page; a cursor page (after, before) is a Filter's or Segment's page", "page");
   return clone<T>(resolved).offset(pageOffset(checked)).limit(checked.pageSize);
 }
 

@@ -10,6 +10,8 @@ import { compilePredicate } from "./compile-predicate.js";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { ProjectionNode, buildProjection, primaryKeyOrder } from "../plan/projection.js";
 import { Scope, type ScopeJoin, SqlWriter, collectionFrom, columnMetadataOf, metadataOf, referenceOn } from "./sql-writer.js";
+import { seekKeys } from "../plan/seek.js";
+import { cursorValueExpression, seekPredicate } from "./compile-seek.js";
 
 export interface CompiledFilter {
   readonly data: SelectQueryBuilder<ObjectLiteral>;
@@ -30,7 +32,11 @@ export interface FilterFragments {
   readonly joins: readonly ScopeJoin[];
   readonly whereJoinCount: number;
   readonly where: string | null;
+  /** A cursor page's seek predicate (compile-seek.ts): ANDed to `where` in the page's statement only, never in its COUNT. */
+  readonly seek: string | null;
   readonly selects: readonly string[];
+  /** A cursor page's sort keys as `ql_k<i>` columns, read for the next and previous cursors. */
+  readonly cursorSelects: readonly string[];
   readonly orders: readonly OrderTerm[];
   readonly params: Readonly<Record<string, unknown>>;
   readonly projection: ProjectionNode;
@@ -93,18 +99,40 @@ export function compileFilterFragments(alias: string, dialect: SqlDialect, plan:
   const projection = buildProjection(plan.root, plan.selects, plan.selectKeys);
   const selects: string[] = [];
   selectProjection(selects, scope, projection, []);
-  const orders = orderTerms(scope, [...plan.orders, ...primaryKeyOrder(plan.root)]);
   const singleTableWhere = whereJoinCount === 0 && !writer.joinedExists;
-  return { joins: scope.joinList(), whereJoinCount, where: text, selects, orders, params: writer.params, projection, singleTableWhere };
+  const seek = plan.seek ?? null;
+  if (!seek) {
+    const orders = orderTerms(scope, [...plan.orders, ...primaryKeyOrder(plan.root)]);
+    return { joins: scope.joinList(), whereJoinCount, where: text, seek: null, selects, cursorSelects: [], orders, params: writer.params, projection, singleTableWhere };
+  }
+  // A cursor page: ordered by its seek keys (reversed for a page before the cursor: the rows
+  // nearest it first, put back in order after reading), sought past the cursor, keys read.
+  const keys = seekKeys(plan.root, plan.orders);
+  const forward = orderTerms(scope, keys);
+  const orders = seek.forward ? forward : forward.map(reversedTerm);
+  const cursorSelects = keys.map((key, i) => `${cursorValueExpression(scope, key)} AS ${writer.ref(`ql_k${i}`)}`);
+  const seekText = seekPredicate(scope, keys, seek);
+  return { joins: scope.joinList(), whereJoinCount, where: text, seek: seekText, selects, cursorSelects, orders, params: writer.params, projection, singleTableWhere };
 }
+
+/** The same key walked the other way: the direction and the nulls' place flipped (NULL stays the smallest value). */
+function reversedTerm(term: OrderTerm): OrderTerm {
+  const direction = term.direction === "ASC" ? "DESC" : "ASC";
+  const nulls = term.nulls === "NULLS FIRST" ? "NULLS LAST" : term.nulls === "NULLS LAST" ? "NULLS FIRST" : undefined;
+  return { term: term.term, direction, ...(nulls ? { nulls } : {}) };
+}
+
+/** The page statement's predicate: the request's, and a cursor page's seek. */
+export const dataWhere = (f: FilterFragments): string | null =>
+  f.seek === null ? f.where : f.where === null ? f.seek : `(${f.where}) AND (${f.seek})`;
 
 /** The TypeORM builders of a Filter: its page of data, and one COUNT over the same predicate. */
 export function filterBuilders(base: SelectQueryBuilder<ObjectLiteral>, f: FilterFragments) {
   const count = base.clone().select("COUNT(*)", "ql_count").orderBy();
   applyWhere(count, f.where, f.joins.slice(0, f.whereJoinCount), f.params);
-  const data = base.clone().select([...f.selects]).orderBy();
+  const data = base.clone().select([...f.selects, ...f.cursorSelects]).orderBy();
   for (const o of f.orders) data.addOrderBy(o.term, o.direction, o.nulls);
-  applyWhere(data, f.where, f.joins, f.params);
+  applyWhere(data, dataWhere(f), f.joins, f.params);
   return { data, count };
 }
 

@@ -2,6 +2,7 @@
 // startup), hash salt, token vault and the entity catalogue. `addQpPolicies` binds the
 // `QueryLib.Policies` configuration section, refusing unknown keys, bad time spans and caps
 // below their minimum.
+import { type CursorSecret, minimumSecretBytes, secretBytes } from "../cursor/cursor-codec.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
 import { type QpCaps, capDefaults, capMaximum, capMinimum } from "../limits/caps.js";
 import { QpTier, StoreFailureMode } from "../shapes/policy-enums.js";
@@ -105,11 +106,19 @@ export interface QpPolicyOptions {
   lint: QpLintMode;
   /** The per-caller guess budget on protected fields (QpGuessBudget); null: none (the default). */
   guessBudget: QpGuessBudget | null;
+  /**
+   * The secrets that seal page cursors (cursor/cursor-codec.ts), 32 bytes or more each: the first
+   * seals, every one opens (rotation). Empty (the default): a random secret per engine, so cursors
+   * hold only in this process; replicas behind one load balancer must share a secret.
+   */
+  cursorSecrets: readonly CursorSecret[];
 }
 
 export type QpLintMode = "off" | "warn" | "error";
 
-export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget">> & {
+export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "cursorSecrets">> & {
+  /** One secret or several (the first seals): QpPolicyOptions.cursorSecrets. */
+  cursorSecrets?: CursorSecret | readonly CursorSecret[];
   guessBudget?: QpGuessBudgetInput | null;
   caps?: Partial<QpCaps>;
   maxSnapshotAge?: number | string;
@@ -155,7 +164,7 @@ const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refres
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
-  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget"];
+  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "cursorSecrets"];
   for (const key of Object.keys(input)) if (!known.includes(key)) throw new QpConfigurationError(`QpPolicyOptions.${key}: unknown option`);
   return {
     tier: input.tier === undefined ? QpTier.Convenience : readEnum(input.tier, Object.values(QpTier), "tier"),
@@ -171,7 +180,19 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     inferenceProtection: input.inferenceProtection === undefined ? false : readBool(input.inferenceProtection, "inferenceProtection"),
     lint: input.lint === undefined ? "warn" : readEnum(input.lint, ["off", "warn", "error"] as const, "lint"),
     guessBudget: resolveGuessBudget(input.guessBudget),
+    cursorSecrets: resolveCursorSecrets(input.cursorSecrets),
   };
+}
+
+/** The cursor secrets as a list, each checked (a short secret would let cursors be forged by search). */
+export function resolveCursorSecrets(input: CursorSecret | readonly CursorSecret[] | null | undefined): readonly CursorSecret[] {
+  if (input === undefined || input === null) return Object.freeze([]);
+  const list = typeof input === "string" || input instanceof Uint8Array ? [input] : [...(input as readonly CursorSecret[])];
+  list.forEach((secret, i) => {
+    if (typeof secret !== "string" && !(secret instanceof Uint8Array)) throw new QpConfigurationError(`cursorSecrets[${i}]: a string or bytes`);
+    if (secretBytes(secret).length < minimumSecretBytes) throw new QpConfigurationError(`cursorSecrets[${i}]: ${minimumSecretBytes} bytes or more (use 32 random bytes, e.g. crypto.randomBytes(32).toString("base64"))`);
+  });
+  return Object.freeze(list);
 }
 
 /**

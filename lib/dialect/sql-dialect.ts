@@ -32,6 +32,13 @@ export interface SqlDialect {
   length(expr: string): string;
   /** An enum column as text: native enums sort by declaration order, 2.1.5 sorts by name. */
   enumText(expr: string): string;
+  /**
+   * A date or instant column as the text its comparisons read back exactly (a page cursor keeps
+   * it): the driver's JS Date would drop PostgreSQL's and MariaDB's microseconds.
+   */
+  instantText(expr: string): string;
+  /** A seek compares row values `(a, b) > (x, y)` by index (compile/compile-seek.ts); false: the expanded chain with a leading bound. */
+  readonly rowValueSeek: boolean;
   /** The text sent for a finished statement (a per-statement setting before it, or the text itself). */
   statement(sql: string, facts?: StatementFacts): string;
   /** A bound value as the driver takes it (SQLite has no boolean or date types). */

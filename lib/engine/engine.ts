@@ -15,7 +15,8 @@ import { assertValidPolicy } from "../decisions/validate-policy.js";
 import { GuardedCaches } from "../guard/guarded-caches.js";
 import { type QpLintOptions, lintPolicy, reportLint } from "../lint/lint-policy.js";
 import type { QpLintFinding } from "../lint/lint-fields.js";
-import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveGuessBudget, resolveOptions } from "../decisions/options.js";
+import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveCursorSecrets, resolveGuessBudget, resolveOptions } from "../decisions/options.js";
+import { CursorKeyring } from "../cursor/cursor-codec.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
 
 export class QpPolicyEngine {
@@ -26,12 +27,15 @@ export class QpPolicyEngine {
   private readonly decisionTables = new DecisionTables();
   /** This engine's guarded plans and sanitized shapes (guard/guarded-caches.ts). */
   readonly caches = new GuardedCaches();
+  /** Seals and opens this engine's page cursors (options.cursorSecrets, or a random secret of this engine's). */
+  readonly cursorKeyring: CursorKeyring;
 
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     // A resolved object may have been changed by a configure callback since: its guess budget is resolved (defaults, checks) here.
     this.options = Object.freeze(isResolved(options)
-      ? { ...options, caps: Object.freeze({ ...options.caps }), guessBudget: resolveGuessBudget(options.guessBudget as QpGuessBudgetInput | null | undefined) }
+      ? { ...options, caps: Object.freeze({ ...options.caps }), guessBudget: resolveGuessBudget(options.guessBudget as QpGuessBudgetInput | null | undefined), cursorSecrets: resolveCursorSecrets(options.cursorSecrets) }
       : resolveOptions(options));
+    this.cursorKeyring = this.options.cursorSecrets.length > 0 ? new CursorKeyring(this.options.cursorSecrets) : CursorKeyring.random();
     // Validated once, whole: every configuration problem of the exposed entities at startup.
     assertValidPolicy(this.options);
     // Linted once too: its decorators and options (the rules are linted by lintAsync, and where they change).

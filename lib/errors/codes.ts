@@ -35,6 +35,17 @@ export const Codes = {
   UnsupportedOnBuilder: "NotSupportedOnQueryBuilder",
   /** U+0000 or a lone UTF-16 surrogate in a text value: PostgreSQL refuses the first; the second reaches no database as written. */
   InvalidCharacter: "ValueHasInvalidCharacter",
+  // Cursor pages and count modes (#44).
+  PageNumberAndCursor: "PageMustHasEitherPageNumberOrCursor",
+  PageAfterAndBefore: "PageCannotHasBothAfterAndBefore",
+  /** Not a cursor QueryLib made (altered, truncated, or made under another key). */
+  InvalidCursor: "CursorIsInvalid",
+  /** A cursor QueryLib made for another request: another entity, shape, caller, source or policy snapshot. */
+  CursorMismatch: "CursorDoesNotMatchRequest",
+  /** A cursor page ordered by a value across a collection (MIN/MAX of its elements): no seek predicate can follow it. */
+  CursorOrderAcrossCollection: "CursorPageCannotOrderAcrossCollection",
+  CursorOnSummary: "CursorPageIsNotSupportedForSummary",
+  CountModeNotSupported: "CountModeIsNotSupported",
 } as const;
 
 export const requiredOneValue = (operator: Operator) => `ConditionWithOperator[${operator}]MustHasOnlyOneValue`;

@@ -7,14 +7,14 @@ import type { ProjectionNode } from "../plan/projection.js";
 import { type Statement, toPositional } from "../compile/to-positional.js";
 import type { ObjectLiteral as Literal } from "typeorm";
 import type { FilterPlan } from "../plan/nodes.js";
-import { type FilterResult, pagedResult } from "../shapes/results.js";
+import { type FilterResult, pageResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
 import { loadCollections } from "./load-collections.js";
 import { materialize } from "./materialize.js";
 import { type Connection, describeStatement, runStatement, withReadRunner } from "./run-sql.js";
 import { cachedTexts, joinKey } from "./sql-texts.js";
 import { isFreshBuilder } from "./fresh-builders.js";
-import { pageOffset } from "../shapes/page.js";
+import { countsTotal, pageLimit, pageSkip, pageWindow } from "../shapes/page.js";
 
 const limitOffset = " LIMIT :ql_limit OFFSET :ql_offset";
 export const pageSuffix = (page: PageBy | null) => (page ? limitOffset : "");
@@ -26,7 +26,7 @@ export const pageSuffix = (page: PageBy | null) => (page ? limitOffset : "");
  */
 export const withPaged = <T extends { data: string }>(texts: T): T & { paged: string } => ({ ...texts, paged: texts.data + limitOffset });
 export const pageParameters = (page: PageBy | null) =>
-  page ? { ql_limit: page.pageSize, ql_offset: pageOffset(page) } : {};
+  page ? { ql_limit: pageLimit(page), ql_offset: pageSkip(page) } : {};
 
 /** A Filter ready to run: its statements (values bound, page included) and how rows map to objects. */
 export interface PreparedFilter {
@@ -37,6 +37,8 @@ export interface PreparedFilter {
   readonly page: PageBy | null;
   /** A Segment without a page reports 0 for its page count (2.1.5). */
   readonly segment?: boolean;
+  /** A cursor page's sort keys: the data statement reads them as ql_k0… (compile-filter.ts cursorSelects). */
+  readonly cursorKeys: number;
 }
 
 export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connection: Connection, plan: FilterPlan, rawWhere?: RawWhere, segment = false): PreparedFilter {
@@ -45,28 +47,35 @@ export function prepareFilter(base: SelectQueryBuilder<ObjectLiteral>, connectio
   const parameters = [base.getParameters(), fragments.params];
   return {
     data: toPositional(plan.page ? texts.paged : texts.data, [...parameters, pageParameters(plan.page)], connection.dialect),
-    count: plan.page ? toPositional(texts.count, parameters, connection.dialect, { counts: true, singleTableExists: fragments.singleTableWhere && isFreshBuilder(base) }) : null,
+    count: countsTotal(plan.page) ? toPositional(texts.count, parameters, connection.dialect, { counts: true, singleTableExists: fragments.singleTableWhere && isFreshBuilder(base) }) : null,
     projection: fragments.projection,
     page: plan.page,
     ...(segment ? { segment } : {}),
+    cursorKeys: fragments.cursorSelects.length,
   };
 }
 
 /** The page, its COUNT and its collections on one connection (withReadRunner: one replica when reads go to replicas). */
 export function runPreparedFilter<T>(source: Connection, prepared: PreparedFilter, typed: boolean, getQueryString: boolean): Promise<FilterResult<T>> {
   return withReadRunner(source, async (connection) => {
-    const { data, count, projection, page } = prepared;
-    const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
+    const { data, count, projection, page, cursorKeys } = prepared;
+    const [read, countRows] = await both(connection, runStatement(connection, data), () =>
       count ? runStatement(connection, count) : Promise.resolve(null));
-    const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
+    const { rows, more } = pageWindow(read, page);
+    const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : page && !countsTotal(page) ? null : rows.length;
     const driver = connection.dataSource.driver;
     const materialized = rows.map((row) => ({ object: materialize(driver, projection, row, typed), row }));
     await loadCollections(connection, projection, materialized, typed);
-    const result = pagedResult(page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(data) : null);
+    const edges = cursorKeys === 0 ? undefined : { first: keysOf(rows[0], cursorKeys), last: keysOf(rows.at(-1), cursorKeys) };
+    const result = pageResult(page, totalCount, materialized.map((m) => m.object as T), getQueryString ? describeStatement(data) : null, more, edges);
     if (prepared.segment && !page) result.pageCount = 0;
     return result;
   });
 }
+
+/** A row's cursor keys (ql_k0…) as its statement read them; null without a row. */
+const keysOf = (row: Record<string, unknown> | undefined, count: number): unknown[] | null =>
+  row === undefined ? null : Array.from({ length: count }, (_, i) => row[`ql_k${i}`] ?? null);
 
 /** Runs two statements concurrently when the pool allows it, in sequence on one query runner (a transaction, a replica's). */
 export async function both<A, B>(connection: Connection, first: Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
@@ -76,7 +85,7 @@ export async function both<A, B>(connection: Connection, first: Promise<A>, seco
 
 /** TypeORM's text of the page and COUNT statements for the fragments (see sql-texts.ts). */
 function filterTexts(base: SelectQueryBuilder<Literal>, connection: Connection, f: FilterFragments): { data: string; paged: string; count: string } {
-  const parts = ["filter", joinKey(f.joins), f.whereJoinCount, f.where, f.selects, f.orders.map((o) => [o.term, o.direction, o.nulls ?? null])];
+  const parts = ["filter", joinKey(f.joins), f.whereJoinCount, f.where, f.seek, f.selects, f.cursorSelects, f.orders.map((o) => [o.term, o.direction, o.nulls ?? null])];
   return cachedTexts(base, connection, parts, () => {
     const { data, count } = filterBuilders(base, f);
     return withPaged({ data: data.getQuery(), count: count.getQuery() });

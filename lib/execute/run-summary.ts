@@ -6,7 +6,8 @@ import { cachedTexts, joinKey } from "./sql-texts.js";
 import { type Statement, toPositional } from "../compile/to-positional.js";
 import { Aggregator } from "../shapes/enums.js";
 import type { SummaryPlan } from "../plan/nodes.js";
-import { type SummaryResult, pagedResult } from "../shapes/results.js";
+import { type SummaryResult, pageResult } from "../shapes/results.js";
+import { countsTotal, pageWindow } from "../shapes/page.js";
 import { hydratorOf } from "./hydrate.js";
 import { columnMetadataOf } from "../compile/sql-writer.js";
 import { both, pageParameters, withPaged } from "./run-filter.js";
@@ -44,7 +45,7 @@ export function prepareSummary(base: SelectQueryBuilder<ObjectLiteral>, connecti
   const parameters = [base.getParameters(), f.params];
   return {
     data: toPositional(plan.page ? texts.paged : texts.data, [...parameters, pageParameters(plan.page)], dialect),
-    count: plan.page ? toPositional(texts.count, parameters, dialect) : null,
+    count: countsTotal(plan.page) ? toPositional(texts.count, parameters, dialect) : null,
     plan,
   };
 }
@@ -53,10 +54,11 @@ export function prepareSummary(base: SelectQueryBuilder<ObjectLiteral>, connecti
 export function runPreparedSummary(source: Connection, prepared: PreparedSummary, getQueryString: boolean): Promise<SummaryResult> {
   return withReadRunner(source, async (connection) => {
     const { data, count, plan } = prepared;
-    const [rows, countRows] = await both(connection, runStatement(connection, data), () =>
+    const [read, countRows] = await both(connection, runStatement(connection, data), () =>
       count ? runStatement(connection, count) : Promise.resolve(null));
-    const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : rows.length;
+    const { rows, more } = pageWindow(read, plan.page);
+    const totalCount = countRows ? Number(Object.values(countRows[0]!)[0]) : plan.page && !countsTotal(plan.page) ? null : rows.length;
     const driver = connection.dataSource.driver;
-    return pagedResult(plan.page, totalCount, rows.map((row) => summaryRow(driver, plan, row)), getQueryString ? describeStatement(data) : null);
+    return pageResult(plan.page, totalCount, rows.map((row) => summaryRow(driver, plan, row)), getQueryString ? describeStatement(data) : null, more);
   });
 }

@@ -32,10 +32,15 @@ import { transformResult } from "./row-pass.js";
 import { refusedAuditEvents } from "./refused-audit.js";
 import { pinForcedScope } from "./guarded-builders.js";
 import { chargeGuessBudget } from "./guess-budget.js";
+import type { CursorScope } from "../pipeline/cursor-page.js";
+import type { CursorKeyring } from "../cursor/cursor-codec.js";
+import { keyOf } from "../execute/sql-texts.js";
+import { randomUUID } from "node:crypto";
 
 /** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
 export interface GuardEngine extends SanitizeSource {
   readonly caches: GuardedCaches;
+  readonly cursorKeyring: CursorKeyring;
 }
 
 const noGuesses: readonly GuessedColumn[] = [];
@@ -126,6 +131,17 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
     const { additions } = decided.sanitized;
     this.forced = additions.forced.length === 0 ? [] : forcedPredicates(planned.plan.root, additions.forced);
     return transformPlan(planned, additions, this.forced);
+  }
+
+  /**
+   * A cursor is this caller's under this policy: the rule snapshot's identity, the caller's
+   * subjects and context values (a tenant id is one). A context value with no stable spelling
+   * (valuesKey null) binds the cursor to this request alone: such a caller pages by number.
+   */
+  cursors(): CursorScope {
+    const subjects = this.context.subjects.map((s) => [String(s.kind), String(s.value)]).sort((a, b) => (a[0]! + "\u0000" + a[1]! < b[0]! + "\u0000" + b[1]! ? -1 : 1));
+    const values = this.values ?? valuesKey(this.context.values) ?? `unkeyed ${randomUUID()}`;
+    return { scope: keyOf([this.decisions!.rules.identity, JSON.stringify(subjects), values]), keyring: this.engine.cursorKeyring };
   }
 
   reused(planned: GuardedPlan): void {

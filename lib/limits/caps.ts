@@ -40,6 +40,8 @@ export interface QpCaps {
   maxProtectedInValues: number;
   /** Values of the In (any list) that satisfies a QpRequireWhere: a longer list does not narrow and satisfies nothing. */
   maxRequiredInValues: number;
+  /** Characters of one page cursor (page.after, page.before); a cursor holds the sort keys' values of one row, encrypted. */
+  maxCursorLength: number;
 }
 
 export const capDefaults: Readonly<QpCaps> = Object.freeze({
@@ -47,7 +49,7 @@ export const capDefaults: Readonly<QpCaps> = Object.freeze({
   defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
   maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
   maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16, maxProtectedInValues: 10,
-  maxRequiredInValues: 10,
+  maxRequiredInValues: 10, maxCursorLength: 16_384,
 });
 
 export const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);

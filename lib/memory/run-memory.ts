@@ -6,11 +6,12 @@ import { type Aggregate, type FilterPlan, type HavingPredicate, type OrderKey, t
 import { ProjectionNode, buildProjection } from "../plan/projection.js";
 import { primaryKeyOrder } from "../plan/projection.js";
 import { aggregateKind } from "../plan/build-summary.js";
-import { type FilterResult, type SummaryResult, pagedResult } from "../shapes/results.js";
+import { type FilterResult, type SummaryResult, pageResult } from "../shapes/results.js";
 import type { PageBy } from "../shapes/shapes.js";
 import { elementsOf, follow, matches, reached, test } from "./evaluate-predicate.js";
 import { type Row, type TextComparer, compareNullable, compareText, compareValues, normalize, readColumn } from "./values.js";
-import { pageOffset } from "../shapes/page.js";
+import { countsTotal, pageLimit, pageOffset, pageWindow, probes } from "../shapes/page.js";
+import { seekKeys } from "../plan/seek.js";
 
 export interface MemoryOptions {
   /**
@@ -53,16 +54,39 @@ function sortRows(rows: Row[], keys: readonly OrderKey[], options: MemoryOptions
   return decorated.map((d) => d.row);
 }
 
-function pageOf<T>(rows: T[], page: PageBy | null): T[] {
-  return page ? rows.slice(pageOffset(page), pageOffset(page) + page.pageSize) : rows;
+/** A numbered page's rows (`extra`: the probe row past it too, pageWindow). */
+function pageOf<T>(rows: T[], page: PageBy | null, extra = 0): T[] {
+  return page ? rows.slice(pageOffset(page), pageOffset(page) + page.pageSize + extra) : rows;
 }
 
 export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}, keep?: (row: Row) => boolean): FilterResult<T> {
   const matching = rows.filter((row) => (keep ? keep(row) : plan.where ? matches(row, plan.where) : true));
-  const ordered = sortRows(matching, [...plan.orders, ...primaryKeyOrder(plan.root)], options);
   const projection = buildProjection(plan.root, plan.selects, plan.selectKeys);
-  const data = pageOf(ordered, plan.page).map((row) => project(row, projection, typed) as T);
-  return pagedResult(plan.page, matching.length, data, getQueryString ? inMemoryQueryString : null);
+  const total = countsTotal(plan.page) || !plan.page ? matching.length : null;
+  const queryString = getQueryString ? inMemoryQueryString : null;
+  if (!plan.seek) {
+    const ordered = sortRows(matching, [...plan.orders, ...primaryKeyOrder(plan.root)], options);
+    const { rows: paged, more } = pageWindow(pageOf(ordered, plan.page, probes(plan.page) ? 1 : 0), plan.page);
+    return pageResult(plan.page, total, paged.map((row) => project(row, projection, typed) as T), queryString, more);
+  }
+  // A cursor page: the rows past the cursor's keys in the walk's direction, nearest first, as the
+  // SQL targets read them (compile-seek.ts), with the same comparison the sort uses.
+  const keys = seekKeys(plan.root, plan.orders);
+  const { forward, values } = plan.seek;
+  const keyed = matching.map((row) => ({ row, keys: keys.map((k) => sortKey(row, k.value)) }));
+  const compare = (a: readonly unknown[], b: readonly unknown[]) => {
+    for (let i = 0; i < keys.length; i++) {
+      const order = compareNullable(a[i] ?? null, b[i] ?? null, keys[i]!.direction === Direction.Descending, options.textCompare);
+      if (order !== 0) return order;
+    }
+    return 0;
+  };
+  const walk = keyed
+    .filter((r) => values === null || (forward ? compare(r.keys, values) > 0 : compare(r.keys, values) < 0))
+    .sort((a, b) => (forward ? compare(a.keys, b.keys) : compare(b.keys, a.keys)));
+  const { rows: paged, more } = pageWindow(walk.slice(0, pageLimit(plan.page!)), plan.page);
+  const edges = { first: paged[0]?.keys ?? null, last: paged.at(-1)?.keys ?? null };
+  return pageResult(plan.page, total, paged.map((r) => project(r.row, projection, typed) as T), queryString, more, edges);
 }
 
 /** A detached copy with only the projected members, shaped as the database path shapes it. */
@@ -166,13 +190,15 @@ export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQ
     }
     return 0;
   });
-  const data = pageOf(results, plan.page).map((r) => {
+  const { rows: paged, more } = pageWindow(pageOf(results, plan.page, probes(plan.page) ? 1 : 0), plan.page);
+  const data = paged.map((r) => {
     const out: Row = {};
     plan.keys.forEach((k, i) => (out[k.name] = r.keys[i]));
     plan.aggregates.forEach((a) => (out[a.alias] = r.values.get(a) ?? null));
     return out;
   });
-  return pagedResult(plan.page, results.length, data, getQueryString ? inMemoryQueryString : null);
+  const total = countsTotal(plan.page) || !plan.page ? results.length : null;
+  return pageResult(plan.page, total, data, getQueryString ? inMemoryQueryString : null, more);
 }
 
 export { compareText };

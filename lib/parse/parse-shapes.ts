@@ -3,8 +3,9 @@
 // path) only; meaning is checked by validate/.
 import { Aggregator, Connector, DataType, Direction, Intersection, Operator, enumMembers } from "../shapes/enums.js";
 import type {
-  AggregateBy, Condition, ConditionGroup, ConditionSet, Filter, GroupBy, OrderBy, PageBy, Segment, Summary,
+  AggregateBy, Condition, ConditionGroup, ConditionSet, CountMode, Filter, GroupBy, OrderBy, PageBy, Segment, Summary,
 } from "../shapes/shapes.js";
+import { countModes } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { type QpCaps, capDefaults } from "../limits/caps.js";
@@ -14,7 +15,7 @@ import { fromJson, readArray, readEnum, readInt, readObject, readString, readStr
 const conditionMembers = ["sort", "field", "dataType", "operator", "values"] as const;
 const groupMembers = ["sort", "connector", "conditions", "subConditionGroups"] as const;
 const orderByMembers = ["sort", "field", "direction"] as const;
-const pageMembers = ["pageNumber", "pageSize"] as const;
+const pageMembers = ["pageNumber", "pageSize", "after", "before", "count"] as const;
 const aggregateMembers = ["field", "alias", "aggregator"] as const;
 const groupByMembers = ["fields", "aggregateBy"] as const;
 const conditionSetMembers = ["sort", "intersection", "conditionGroup"] as const;
@@ -24,7 +25,7 @@ const summaryMembers = ["conditionGroup", "groupBy", "having", "orders", "page"]
 
 /** The caps parsing enforces: every request is bounded, unguarded ones by capDefaults, guarded ones by their engine's caps. */
 export type ParseLimits = Pick<QpCaps, "maxGroupDepth" | "maxConditionSets" | "maxRequestConditions" | "maxConditionGroups"
-  | "maxValuesPerList" | "maxValueLength" | "maxFieldsPerList" | "maxPathSegments">;
+  | "maxValuesPerList" | "maxValueLength" | "maxFieldsPerList" | "maxPathSegments" | "maxCursorLength">;
 
 const exceeded = (message: string, path: string): never => policyError(PolicyErrorCode.CapExceeded, message, path);
 
@@ -192,14 +193,41 @@ class ShapeReader {
   }
 }
 
-function readPageBy(input: unknown, path: string): PageBy {
+function readPageBy(input: unknown, path: string, limits: ParseLimits): PageBy {
   const m = readObject(input, path, pageMembers);
-  return Object.freeze({ pageNumber: readInt(m.pageNumber, `${path}.pageNumber`, 0), pageSize: readInt(m.pageSize, `${path}.pageSize`, 0) });
+  const after = readCursor(m.after, `${path}.after`, limits);
+  const before = readCursor(m.before, `${path}.before`, limits);
+  const count = m.count === undefined || m.count === null ? null : readCountMode(m.count, `${path}.count`);
+  // A cursor page names no page number: the two ways of paging do not mix, nor do both directions.
+  if (after !== null && before !== null) fail(Codes.PageAfterAndBefore, "give after or before, not both", path);
+  if ((after !== null || before !== null) && m.pageNumber !== undefined && m.pageNumber !== null) {
+    fail(Codes.PageNumberAndCursor, "a cursor page (after or before) takes no pageNumber", `${path}.pageNumber`);
+  }
+  return Object.freeze({
+    pageNumber: readInt(m.pageNumber, `${path}.pageNumber`, 0),
+    pageSize: readInt(m.pageSize, `${path}.pageSize`, 0),
+    ...(after !== null ? { after } : {}),
+    ...(before !== null ? { before } : {}),
+    ...(count !== null ? { count } : {}),
+  });
+}
+
+/** A cursor as given (its meaning is checked when it is opened); bounded like any value. */
+function readCursor(value: unknown, path: string, limits: ParseLimits): string | null {
+  const cursor = readString(value, path);
+  if (cursor !== null && cursor.length > limits.maxCursorLength) exceeded(`a cursor of ${cursor.length} characters; MaxCursorLength is ${limits.maxCursorLength}`, path);
+  return cursor;
+}
+
+/** "exact", "estimated" or "none", as written (PostgREST's names), in any letter case. */
+function readCountMode(value: unknown, path: string): CountMode {
+  const mode = typeof value === "string" ? countModes.find((m) => m === value.trim().toLowerCase()) : undefined;
+  return mode ?? fail(Codes.InvalidEnumValue, `count must be one of ${countModes.join(", ")}`, path);
 }
 
 const emptyGroup: ConditionGroup = Object.freeze({ sort: 0, connector: Connector.And, conditions: [], subConditionGroups: [] });
 
-const optionalPage = (value: unknown): PageBy | null => (value === undefined || value === null ? null : readPageBy(value, "page"));
+const optionalPage = (value: unknown, limits: ParseLimits): PageBy | null => (value === undefined || value === null ? null : readPageBy(value, "page", limits));
 
 export function parseFilter(input: unknown, limits: ParseLimits = capDefaults): Filter {
   const m = readObject(fromJson(input ?? {}), "filter", filterMembers);
@@ -208,7 +236,7 @@ export function parseFilter(input: unknown, limits: ParseLimits = capDefaults): 
     conditionGroup: reader.rootGroup(m.conditionGroup, "conditionGroup"),
     selects: freezeList(reader.fields(m.selects, "selects")),
     orders: reader.orders(m.orders ?? null, "orders"),
-    page: optionalPage(m.page),
+    page: optionalPage(m.page, limits),
   });
 }
 
@@ -219,7 +247,7 @@ export function parseSegment(input: unknown, limits: ParseLimits = capDefaults):
     conditionSets: reader.conditionSets(m.conditionSets, "conditionSets"),
     selects: freezeList(reader.fields(m.selects, "selects")),
     orders: reader.orders(m.orders ?? null, "orders"),
-    page: optionalPage(m.page),
+    page: optionalPage(m.page, limits),
   });
 }
 
@@ -231,7 +259,7 @@ export function parseSummary(input: unknown, limits: ParseLimits = capDefaults):
     groupBy: m.groupBy === undefined || m.groupBy === null ? null : reader.groupBy(m.groupBy, "groupBy"),
     having: reader.rootGroup(m.having, "having"),
     orders: reader.orders(m.orders ?? null, "orders"),
-    page: optionalPage(m.page),
+    page: optionalPage(m.page, limits),
   });
 }
 
@@ -259,7 +287,7 @@ export const parseConditionGroup = (input: unknown, limits: ParseLimits = capDef
   reader(limits).conditionGroup(fromJson(input), "conditionGroup");
 export const parseOrderBy = (input: unknown, limits: ParseLimits = capDefaults): OrderBy => reader(limits).orderBy(fromJson(input), "orderBy");
 export const parseOrders = (input: unknown, limits: ParseLimits = capDefaults): readonly OrderBy[] | null => reader(limits).orders(fromJson(input), "orders");
-export const parsePageBy = (input: unknown): PageBy => readPageBy(fromJson(input), "page");
+export const parsePageBy = (input: unknown, limits: ParseLimits = capDefaults): PageBy => readPageBy(fromJson(input), "page", limits);
 export const parseAggregateBy = (input: unknown, limits: ParseLimits = capDefaults): AggregateBy =>
   reader(limits).aggregateBy(fromJson(input), "aggregateBy");
 export const parseGroupBy = (input: unknown, limits: ParseLimits = capDefaults): GroupBy => reader(limits).groupBy(fromJson(input), "groupBy");

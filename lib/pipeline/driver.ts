@@ -30,6 +30,9 @@ import type { ParsedShape } from "../parse/parse-shapes.js";
 import type { ShapePlan } from "../plan/nodes.js";
 import type { PreparedShape } from "../execute/prepared-shape.js";
 import { type QuerySource, type ResolvedSource, isFreshBuilder, modelOfArray, resolveSource, schemaLearning } from "./source.js";
+import { type CursorBinding, type CursorScope, cursorBindingOf, openCursor, withCursors } from "./cursor-page.js";
+import { type PageBy, isCursorPage } from "../shapes/shapes.js";
+import { Codes, fail } from "../errors/codes.js";
 
 type Step<T> = T | Promise<T>;
 type Steps<T> = Generator<Promise<unknown>, T, unknown>;
@@ -68,6 +71,8 @@ export interface QueryGuard<D> {
   lookup(decided: D): PathLookup | undefined;
   /** The plan, once built, as the guard changes it (forced predicates, floors, pages, projections). */
   transformPlan(planned: ShapePlan, decided: D): ShapePlan;
+  /** What a cursor page's cursors are bound to (the caller) and sealed with (cursor-page.ts). */
+  cursors(decided: D): CursorScope;
   /** A request answered from the plan cache. */
   reused(planned: Planned<D>): void;
   /** A request prepared afresh for the cache, before it is offered to it. */
@@ -140,9 +145,11 @@ function* onSource<D, R>(resolved: ResolvedSource, request: PipelineRequest, gua
   }
   if (stop.to === "build") {
     const parsed = parseShape(kind, shape, guard.limits);
+    // A built query's rows are read by the host: no result to carry the next cursor.
+    if (isCursorPage((parsed as { page?: PageBy | null }).page)) fail(Codes.UnsupportedOnBuilder, "a cursor page (after, before) is read with toListAsync, not built", "page");
     const deciding = guard.decide(resolved.model, kind, parsed, getQueryString, false);
     const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
-    const planned = planOf(guard, resolved.model, kind, parsed, decided);
+    const planned = planOf(guard, resolved.model, kind, parsed, decided, null);
     const built = stop.make({ resolved, planned, decided, parsed, statements: () => statementsOf(preparePlan(resolved, planned)) });
     // Charged once the query is made (one refused for its form costs nothing), before the host can run it.
     const charged = guard.beforeRun(decided);
@@ -150,9 +157,9 @@ function* onSource<D, R>(resolved: ResolvedSource, request: PipelineRequest, gua
     guard.transformBuilt(built as object, resolved, decided);
     return built;
   }
-  const planned = yield* plannedOf(resolved, request, guard);
+  const { planned, cursor } = yield* plannedOf(resolved, request, guard);
   if (stop.to === "statements") return { statements: statementsOf(planned.prepared), decided: planned.decided };
-  return yield* ranAndTransformed(guard, kind, planned.decided, () => runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString));
+  return yield* ranAndTransformed(guard, kind, planned.decided, cursor, () => runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString));
 }
 
 /**
@@ -160,25 +167,28 @@ function* onSource<D, R>(resolved: ResolvedSource, request: PipelineRequest, gua
  * starts at execute. Other sources are prepared every time. A miss parses the very text that
  * keys it: the input is not read again (a getter could answer otherwise).
  */
-function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard: QueryGuard<D>): Steps<Planned<D>> {
+function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard: QueryGuard<D>): Steps<{ planned: Planned<D>; cursor: CursorBinding | null }> {
   const { kind, shape, getQueryString } = request;
   const { model } = resolved;
   const text = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
-  const store = text === null ? null : guard.planStore(model, kind, text, getQueryString);
+  let store = text === null ? null : guard.planStore(model, kind, text, getQueryString);
   const hit = store?.cache.get(model, store.key);
   if (hit) {
     guard.reused(hit);
-    return hit;
+    return { planned: hit, cursor: null }; // a cursor page is never cached (below)
   }
   const parsed = parseShape(kind, store === null ? shape : requestOf(text!), guard.limits);
+  // A cursor page is planned for its cursor alone: caching it would fill the cache with pages.
+  if (isCursorPage((parsed as { page?: PageBy | null }).page)) store = null;
   const deciding = guard.decide(model, kind, parsed, getQueryString, store !== null);
   const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
-  const planned: Planned<D> = { prepared: preparePlan(resolved, planOf(guard, model, kind, parsed, decided)), decided };
+  const cursor = cursorBindingOf(model, kind, parsed, resolved.connection.dialect.name, guard.cursors(decided));
+  const planned: Planned<D> = { prepared: preparePlan(resolved, planOf(guard, model, kind, parsed, decided, openCursor(cursor))), decided };
   if (store) {
     guard.prepared(model, planned);
     store.cache.offer(model, store.key, planned);
   }
-  return planned;
+  return { planned, cursor };
 }
 
 /** An array: the same plan, evaluated on its elements. A request that does not parse is refused before the guard begins. */
@@ -192,16 +202,17 @@ function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: Q
     if (begun instanceof Promise) yield begun;
     const deciding = guard.decide(model, kind, parsed, getQueryString, false);
     const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
-    return yield* ranAndTransformed(guard, kind, decided, () => runPlanInMemory(rows, planOf(guard, model, kind, parsed, decided), request.typed, getQueryString, memory));
+    const cursor = cursorBindingOf(model, kind, parsed, "memory", guard.cursors(decided));
+    return yield* ranAndTransformed(guard, kind, decided, cursor, () => runPlanInMemory(rows, planOf(guard, model, kind, parsed, decided, openCursor(cursor)), request.typed, getQueryString, memory));
   })());
 }
 
-/** The guard's charge, the run, and the guard's pass over the rows. */
-function* ranAndTransformed<D>(guard: QueryGuard<D>, kind: ShapeKind, decided: D, run: () => Step<ShapeResult<unknown>>): Steps<ShapeResult<unknown>> {
+/** The guard's charge, the run, a cursor page's cursors, and the guard's pass over the rows. */
+function* ranAndTransformed<D>(guard: QueryGuard<D>, kind: ShapeKind, decided: D, cursor: CursorBinding | null, run: () => Step<ShapeResult<unknown>>): Steps<ShapeResult<unknown>> {
   const charged = guard.beforeRun(decided);
   if (charged instanceof Promise) yield charged;
   const running = run();
-  const result = running instanceof Promise ? (yield running) as ShapeResult<unknown> : running;
+  const result = withCursors(running instanceof Promise ? (yield running) as ShapeResult<unknown> : running, cursor);
   const transformed = guard.transformResult(result, kind, decided);
   return transformed instanceof Promise ? (yield transformed) as ShapeResult<unknown> : transformed;
 }
@@ -219,8 +230,9 @@ function* settled<D, T>(guard: QueryGuard<D>, steps: Steps<T>): Steps<T> {
   }
 }
 
-function planOf<D>(guard: QueryGuard<D>, model: EntityModel, kind: ShapeKind, parsed: ParsedShape, decided: D): ShapePlan {
-  return guard.transformPlan(planParsed(model, kind, parsed, guard.limits, guard.lookup(decided)), decided);
+/** `cursor`: the values of a cursor page's cursor (cursor-page.ts), null for an empty one or none. */
+function planOf<D>(guard: QueryGuard<D>, model: EntityModel, kind: ShapeKind, parsed: ParsedShape, decided: D, cursor: readonly unknown[] | null): ShapePlan {
+  return guard.transformPlan(planParsed(model, kind, parsed, guard.limits, guard.lookup(decided), cursor), decided);
 }
 
 function runSync<T>(steps: Steps<unknown>): T {

@@ -28,10 +28,11 @@ export function parseShape(kind: ShapeKind, shape: unknown, limits?: ParseLimits
 
 /** The plan of a parsed shape, built once. `limits`: a guarded request's engine caps; an unguarded request is bounded by capDefaults. */
 /** `lookup`: where the builders find the paths the request names (under a guard, the policy's placements). */
-export function planParsed(model: EntityModel, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits, lookup?: PathLookup): ShapePlan {
-  if (kind === "segment") return { kind, plan: buildSegmentPlan(model, shape as Segment, limits, lookup) };
+/** `cursor`: a cursor page's values (the pipeline opened its cursor). */
+export function planParsed(model: EntityModel, kind: ShapeKind, shape: ParsedShape, limits?: PlanLimits, lookup?: PathLookup, cursor?: readonly unknown[] | null): ShapePlan {
+  if (kind === "segment") return { kind, plan: buildSegmentPlan(model, shape as Segment, limits, lookup, cursor) };
   if (kind === "summary") return { kind, plan: buildSummaryPlan(model, shape as Summary, limits, lookup) };
-  return { kind, plan: buildFilterPlan(model, shape as Filter, limits, lookup) };
+  return { kind, plan: buildFilterPlan(model, shape as Filter, limits, lookup, cursor) };
 }
 
 /** A plan compiled for its source's dialect, values bound. */

@@ -12,6 +12,21 @@ import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
 import type { Planned, PlanStore, QueryGuard, ShapeResult } from "./driver.js";
 import type { ShapePlan } from "../plan/nodes.js";
+import { type CursorSecret, CursorKeyring } from "../cursor/cursor-codec.js";
+
+let unguardedKeys: CursorKeyring | null = null;
+
+/** The keyring of the unguarded functions' cursors: setCursorSecrets', or a random secret of this process. */
+const unguardedCursorKeys = (): CursorKeyring => (unguardedKeys ??= CursorKeyring.random());
+
+/**
+ * The secrets that seal the unguarded functions' page cursors (a guarded engine has its own:
+ * QpPolicyOptions.cursorSecrets). Without them a random secret of this process seals them, so
+ * another process (a replica, a restart) refuses them as CursorIsInvalid.
+ */
+export function setCursorSecrets(secrets: CursorSecret | readonly CursorSecret[]): void {
+  unguardedKeys = new CursorKeyring(typeof secrets === "string" || secrets instanceof Uint8Array ? [secrets] : secrets as readonly CursorSecret[]);
+}
 
 export function checkUnguarded(model: EntityModel): void {
   if (qpRegistry.entityOptions(model.target)?.requirePolicy === true) {
@@ -36,6 +51,7 @@ export const unguarded: QueryGuard<null> = {
   decide: () => null,
   lookup: () => undefined,
   transformPlan: (planned: ShapePlan) => planned,
+  cursors: () => ({ scope: "", keyring: unguardedCursorKeys() }),
   reused: () => {},
   prepared: () => {},
   beforeRun: () => {},

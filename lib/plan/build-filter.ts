@@ -8,6 +8,7 @@ import type { ResolvedPath } from "../resolve/resolved-path.js";
 import { type PathLookup, declaredPaths } from "./path-lookup.js";
 import type { FilterPlan, OrderKey, Predicate, SegmentPlan } from "./nodes.js";
 import { buildPredicate } from "./build-predicate.js";
+import { seekOf } from "./seek.js";
 import { type PlanLimits, SubqueryBudget, orderSubqueries, subqueriesOf } from "./subquery-budget.js";
 
 export function buildWhere(
@@ -70,16 +71,18 @@ export function buildSelects(root: EntityModel, selects: readonly string[] | nul
   return paths;
 }
 
-export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: PlanLimits, lookup: PathLookup = declaredPaths): FilterPlan {
+/** `cursor`: the values the request's cursor carried (opened by the pipeline), null for an empty cursor or none. */
+export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: PlanLimits, lookup: PathLookup = declaredPaths, cursor?: readonly unknown[] | null): FilterPlan {
   const budget = new SubqueryBudget(limits);
   const where = buildWhere(root, filter.conditionGroup, "conditionGroup", budget, lookup);
   const orders = buildOrders(root, filter.orders, budget, lookup);
   const page = checkPage(filter.page);
+  const seek = seekOf(root, orders, page, cursor);
   const selects = buildSelects(root, filter.selects, lookup);
-  return { root, where, orders, page, selects, selectKeys: "all" };
+  return { root, where, orders, page, ...(seek ? { seek } : {}), selects, selectKeys: "all" };
 }
 
-export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: PlanLimits, lookup: PathLookup = declaredPaths): SegmentPlan {
+export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: PlanLimits, lookup: PathLookup = declaredPaths, cursor?: readonly unknown[] | null): SegmentPlan {
   const budget = new SubqueryBudget(limits);
   checkUniqueSorts(segment.conditionSets, Codes.SetsUniqueSort, "conditionSets");
   const ordered = bySort(segment.conditionSets);
@@ -95,6 +98,7 @@ export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: P
   }));
   const orders = buildOrders(root, segment.orders, budget, lookup);
   const page = checkPage(segment.page);
+  const seek = seekOf(root, orders, page, cursor);
   const selects = buildSelects(root, segment.selects, lookup);
-  return { root, sets, orders, page, selects, selectKeys: "all" };
+  return { root, sets, orders, page, ...(seek ? { seek } : {}), selects, selectKeys: "all" };
 }

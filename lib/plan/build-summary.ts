@@ -4,7 +4,7 @@ import {
   Codes, aliasCannotBeGroupField, fail, groupKeyCollision, havingField, summaryOrderField, unsupportedAggregator,
 } from "../errors/codes.js";
 import { Aggregator, Connector, DataType } from "../shapes/enums.js";
-import type { AggregateBy, ConditionGroup, Summary } from "../shapes/shapes.js";
+import { type AggregateBy, type ConditionGroup, type Summary, isCursorPage } from "../shapes/shapes.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { FieldKind } from "../model/field-kind.js";
 import { crossesCollection } from "../resolve/resolved-path.js";
@@ -57,6 +57,7 @@ export function buildSummaryPlan(root: EntityModel, summary: Summary, limits?: P
     return [{ target, direction: order.direction }];
   });
   const page = checkPage(summary.page);
+  if (isCursorPage(page)) fail(Codes.CursorOnSummary, "a Summary pages by pageNumber; after and before are for Filter and Segment", "page");
   const having = summary.having ? buildHaving(summary.having, aggregates, "having") : null;
   return { root, where, keys, aggregates, having, orders, page };
 }

@@ -70,11 +70,20 @@ export interface OrderKey {
   readonly direction: Direction;
 }
 
+/** Where a cursor page starts (plan/seek.ts): after (forward) or before a row whose sort keys are `values`; null values: the first (forward) or last page. */
+export interface Seek {
+  readonly forward: boolean;
+  /** One value per key of seekKeys, as the cursor carried them; null: no position yet. */
+  readonly values: readonly unknown[] | null;
+}
+
 export interface FilterPlan {
   readonly root: EntityModel;
   readonly where: Predicate | null;
   readonly orders: readonly OrderKey[];
   readonly page: PageBy | null;
+  /** A cursor page's position (null or absent: a numbered page, or none). */
+  readonly seek?: Seek | null;
   /** null: whole entities. */
   readonly selects: readonly ResolvedPath[] | null;
   /**
@@ -90,6 +99,7 @@ export interface SegmentPlan {
   readonly sets: readonly { readonly intersection: Intersection | null; readonly where: Predicate | null }[];
   readonly orders: readonly OrderKey[];
   readonly page: PageBy | null;
+  readonly seek?: Seek | null;
   readonly selects: readonly ResolvedPath[] | null;
   /** As FilterPlan.selectKeys. */
   readonly selectKeys: SelectKeys;
@@ -100,7 +110,7 @@ export type SelectKeys = ReadonlySet<string> | "all";
 
 /** A Segment's rows as a Filter's (its sets compiled apart): the same orders, page, selects and keys. */
 export const segmentRows = (plan: SegmentPlan): FilterPlan =>
-  ({ root: plan.root, where: null, orders: plan.orders, page: plan.page, selects: plan.selects, selectKeys: plan.selectKeys });
+  ({ root: plan.root, where: null, orders: plan.orders, page: plan.page, seek: plan.seek ?? null, selects: plan.selects, selectKeys: plan.selectKeys });
 
 export interface GroupKey {
   readonly value: ColumnRef;

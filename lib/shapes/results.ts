@@ -1,5 +1,6 @@
 // Result shapes. They serialize as { pageNumber, pageSize, pageCount, totalCount, data,
 // queryString, policy } (docs/SHAPES.md).
+import { type CountMode, type PageBy, isCursorPage } from "./shapes.js";
 
 export interface QueryString {
   readonly sql: string;
@@ -9,13 +10,24 @@ export interface QueryString {
 export interface FilterResult<T> {
   pageNumber: number;
   pageSize: number;
-  pageCount: number;
-  totalCount: number;
+  /** null when the total was not counted (page.count "none", or an estimate refused). */
+  pageCount: number | null;
+  totalCount: number | null;
   data: T[];
   /** The SQL that produced `data` and its bound parameters; null unless asked for. */
   queryString: string | null;
   /** The policy trace; null unless the query went through applyPolicy. */
   policy: unknown | null;
+  // Present only on a cursor page or a page with a count mode (page.after, page.before,
+  // page.count): a numbered page with the spec's exact count keeps 2.1.5's members alone.
+  /** The `after` of the next page; null on the last page. */
+  nextCursor?: string | null;
+  /** The `before` of the previous page; null on the first page. */
+  previousCursor?: string | null;
+  hasNextPage?: boolean;
+  hasPreviousPage?: boolean;
+  /** How totalCount was counted: "exact", "estimated" (the planner's estimate) or "none" (null). */
+  count?: CountMode;
 }
 
 export type SegmentResult<T> = FilterResult<T>;
@@ -26,7 +38,7 @@ export function pageCountOf(totalCount: number, pageSize: number): number {
 }
 
 /** A result for one page (or none: page fields 0, PageCount = TotalCount as in 2.1.5). */
-export function pagedResult<T>(page: { pageNumber: number; pageSize: number } | null, totalCount: number, data: T[], queryString: string | null): FilterResult<T> {
+export function pagedResult<T>(page: PageBy | null, totalCount: number, data: T[], queryString: string | null): FilterResult<T> {
   return {
     pageNumber: page?.pageNumber ?? 0,
     pageSize: page?.pageSize ?? 0,
@@ -36,4 +48,47 @@ export function pagedResult<T>(page: { pageNumber: number; pageSize: number } | 
     queryString,
     policy: null,
   };
+}
+
+/**
+ * The sort keys of a cursor page's first and last rows, as its statement read them: where the
+ * pipeline makes the previous and next cursors from (and then removes it). A symbol, so that no
+ * serializer and no equality on results sees it.
+ */
+export const pageEdges = Symbol("querylib.pageEdges");
+export interface PageEdges {
+  readonly first: readonly unknown[] | null;
+  readonly last: readonly unknown[] | null;
+}
+
+/**
+ * A page's result from what its statements read. A numbered page with the exact count is
+ * 2.1.5's result; a cursor page or a page with a count mode also says whether pages are on
+ * either side, and how the total was counted (null when not counted). `more`: the statement read
+ * a row past the page (pageWindow); `total`: the COUNT, or null when it did not run.
+ */
+export function pageResult<T>(page: PageBy | null, total: number | null, data: T[], queryString: string | null, more: boolean, edges?: PageEdges): FilterResult<T> {
+  const modal = !!page && (isCursorPage(page) || (page.count !== undefined && page.count !== null));
+  if (!modal) return pagedResult(page, total ?? data.length, data, queryString);
+  const result = pagedResult(page, total ?? 0, data, queryString);
+  const count = page!.count ?? "exact";
+  if (total === null) {
+    result.totalCount = null;
+    result.pageCount = null;
+  }
+  const after = page!.after ?? null;
+  const before = page!.before ?? null;
+  if (after !== null) {
+    result.hasNextPage = more;
+    result.hasPreviousPage = after !== "";
+  } else if (before !== null) {
+    result.hasNextPage = before !== "";
+    result.hasPreviousPage = more;
+  } else {
+    result.hasNextPage = total === null ? more : page!.pageNumber < (result.pageCount ?? 0);
+    result.hasPreviousPage = page!.pageNumber > 1;
+  }
+  result.count = count;
+  if (edges) (result as unknown as Record<symbol, PageEdges>)[pageEdges] = edges;
+  return result;
 }

@@ -40,10 +40,28 @@ export interface GroupBy {
   readonly aggregateBy: readonly AggregateBy[];
 }
 
+/** How a page's total is counted (docs/SHAPES.md, "Cursor pages and counts"). */
+export type CountMode = "exact" | "estimated" | "none";
+export const countModes: readonly CountMode[] = ["exact", "estimated", "none"];
+
 export interface PageBy {
+  /** 1 or more for a numbered page; 0 for a cursor page (after or before given instead). */
   readonly pageNumber: number;
   readonly pageSize: number;
+  /**
+   * A cursor page: the rows after this position (a result's nextCursor), or from the first row
+   * when empty (""). Exactly one of pageNumber, after and before.
+   */
+  readonly after?: string | null;
+  /** A cursor page: the rows before this position (a result's previousCursor), or up to the last row when empty (""). */
+  readonly before?: string | null;
+  /** How the total is counted; exact (the spec's COUNT) when absent. */
+  readonly count?: CountMode | null;
 }
+
+/** A page read by cursor (after or before given). */
+export const isCursorPage = (page: PageBy | null | undefined): boolean =>
+  !!page && ((page.after !== undefined && page.after !== null) || (page.before !== undefined && page.before !== null));
 
 export interface Filter {
   readonly conditionGroup?: ConditionGroup | null;

@@ -4,7 +4,7 @@
 import { Codes, fail, requiredOneValue } from "../errors/codes.js";
 import type { Operator } from "../shapes/enums.js";
 import { operators } from "../shapes/operator-table.js";
-import type { ConditionGroup, Filter, PageBy, Segment, Summary } from "../shapes/shapes.js";
+import { type ConditionGroup, type Filter, type PageBy, type Segment, type Summary, isCursorPage } from "../shapes/shapes.js";
 
 export function checkUniqueSorts(items: readonly { sort: number }[], code: string, where: string): void {
   const seen = new Set<number>();
@@ -35,8 +35,10 @@ export function checkArity(operator: Operator, count: number, where: string): vo
 
 export function checkPage(page: PageBy | null | undefined, where = "page"): PageBy | null {
   if (!page) return null;
-  if (page.pageNumber < 1) fail(Codes.InvalidPageNumber, "pageNumber must be at least 1", `${where}.pageNumber`);
+  if (!isCursorPage(page) && page.pageNumber < 1) fail(Codes.InvalidPageNumber, "pageNumber must be at least 1", `${where}.pageNumber`);
   if (page.pageSize < 1) fail(Codes.InvalidPageSize, "pageSize must be at least 1", `${where}.pageSize`);
+  // The planner's estimate, and what a guarded caller may learn from it, come in a later step (#44).
+  if (page.count === "estimated") fail(Codes.CountModeNotSupported, `count "estimated" is not available yet; use "exact" or "none"`, `${where}.count`);
   return page;
 }
 

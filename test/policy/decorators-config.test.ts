@@ -342,6 +342,8 @@ describe("Policy options and caps", () => {
     maxProtectedInValues: 10,
     // A required filter must narrow (#42): the In that satisfies QpRequireWhere (docs/POLICY.md "Blocked actions").
     maxRequiredInValues: 10,
+    // A page cursor's length (#44): a row's sort keys, encrypted (docs/SHAPES.md "Cursor pages and counts").
+    maxCursorLength: 16_384,
   };
   const pascal = (cap: string) => cap.charAt(0).toUpperCase() + cap.slice(1);
 

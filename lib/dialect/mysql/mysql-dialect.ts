@@ -94,6 +94,8 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   position: (h, n) => `LOCATE(CAST(${n} AS BINARY), CAST(${h} AS BINARY))`,
   length: (e) => `CHAR_LENGTH(${e})`,
   enumText: (e) => `CAST(${e} AS CHAR)`,
+  instantText: (e) => `CAST(${e} AS CHAR)`,
+  rowValueSeek: false,
   // `tier = 'Gold'` on the ENUM column itself, so its index serves it (CAST(tier AS CHAR) is
   // opaque to the optimizer: a tenant predicate on an enum scanned every row, issue #24). Only
   // the enum's own labels take this path. compileText keeps the byte test beside it, as for any

@@ -47,6 +47,8 @@ export const postgres: SqlDialect = {
   position: (h, n) => `strpos(${h}, ${n})`,
   length: (e) => `char_length(${e})`,
   enumText: (e) => `CAST(${e} AS text)`,
+  instantText: (e) => `CAST(${e} AS text)`,
+  rowValueSeek: true,
   statement: (sql) => sql,
   driverValue: (value) => value,
   inlinesNumberParameters: false,

@@ -87,6 +87,8 @@ export const sqlite: SqlDialect = {
   position: (h, n) => `instr(${h}, ${n})`,
   length: (e) => `length(${e})`,
   enumText: (e) => e,
+  instantText: (e) => e,
+  rowValueSeek: true,
   statement: (sql) => sql,
   // Stored the way TypeORM stores them.
   driverValue: (value) => {
