@@ -9,6 +9,8 @@
 //   the JSON body would hold.
 // - `order=<field>[:asc|:desc]`, `select=<field>`: repeatable, or comma-separated.
 // - `page` (default 1 when pageSize is given) and `pageSize`: decimal integers, once each.
+// - `after` or `before` (a cursor, `after=` for the first page) instead of `page`, and `count`
+//   (exact, none): once each (docs/SHAPES.md "Cursor pages and counts").
 // Anything else is refused (InvalidQueryString), unless the route reads it itself (`ignore`).
 // Both directions are here, without server dependencies, so a front-end that builds links and a
 // server that reads them share one definition.
@@ -31,6 +33,11 @@ function refuse(explanation: string, parameter: string): never {
 /** `"a,b"` and repeated parameters alike: every non-empty item, in order. */
 function listOf(values: readonly string[]): string[] {
   return values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+}
+
+function onceOf(values: readonly string[], parameter: string): string {
+  if (values.length !== 1) refuse(`${parameter} must be given once`, parameter);
+  return values[0]!;
 }
 
 function integerOf(values: readonly string[], parameter: string): number {
@@ -69,8 +76,8 @@ export function filterJsonFromQueryString(
       continue;
     }
     if (ignored.has(key)) continue;
-    if (!["order", "select", "page", "pageSize"].includes(key)) {
-      refuse(`"${key}" is not a filter parameter; use where[field][Operator], order, select, page and pageSize`, key);
+    if (!["order", "select", "page", "pageSize", "after", "before", "count"].includes(key)) {
+      refuse(`"${key}" is not a filter parameter; use where[field][Operator], order, select, page, pageSize, after, before and count`, key);
     }
     grouped.set(key, [...(grouped.get(key) ?? []), value]);
   }
@@ -102,9 +109,20 @@ export function filterJsonFromQueryString(
   if (selects) json.selects = listOf(selects);
   const page = grouped.get("page");
   const pageSize = grouped.get("pageSize");
-  if (page || pageSize) {
-    // A missing pageSize is left for the shape parser, which names it (PageSizeMustBeGreaterThanZero at page.pageSize).
-    json.page = { pageNumber: page ? integerOf(page, "page") : 1, ...(pageSize ? { pageSize: integerOf(pageSize, "pageSize") } : {}) };
+  const after = grouped.get("after");
+  const before = grouped.get("before");
+  const count = grouped.get("count");
+  if (page || pageSize || after || before || count) {
+    // A missing pageSize is left for the shape parser, which names it (PageSizeMustBeGreaterThanZero at page.pageSize);
+    // so is a page number beside a cursor (PageMustHasEitherPageNumberOrCursor).
+    const cursorPage = after !== undefined || before !== undefined;
+    json.page = {
+      ...(page || !cursorPage ? { pageNumber: page ? integerOf(page, "page") : 1 } : {}),
+      ...(pageSize ? { pageSize: integerOf(pageSize, "pageSize") } : {}),
+      ...(after ? { after: onceOf(after, "after") } : {}),
+      ...(before ? { before: onceOf(before, "before") } : {}),
+      ...(count ? { count: onceOf(count, "count") } : {}),
+    };
   }
   return json;
 }
@@ -168,8 +186,13 @@ export function filterToQueryString(filter: Filter, options: FilterToQueryString
     parameters.append("select", filter.selects.join(","));
   }
   if (filter.page) {
-    parameters.append("page", String(filter.page.pageNumber));
+    const { after, before, count } = filter.page;
+    if (after === undefined || after === null) {
+      if (before === undefined || before === null) parameters.append("page", String(filter.page.pageNumber));
+      else parameters.append("before", before);
+    } else parameters.append("after", after);
     parameters.append("pageSize", String(filter.page.pageSize));
+    if (count !== undefined && count !== null) parameters.append("count", count);
   }
   return parameters.toString();
 }

@@ -66,6 +66,9 @@ function queryParameters(prefix: string, fields: readonly WidestField[], sqlPara
     { name: "select", in: "query", explode: true, description: `Fields to return (${prefix}SelectField); repeatable or comma-separated`, schema: { type: "array", items: { type: "string" } } },
     { name: "page", in: "query", description: "Page number (default 1 when pageSize is given)", schema: { type: "integer", minimum: 1 } },
     { name: "pageSize", in: "query", schema: { type: "integer", minimum: 1 } },
+    { name: "after", in: "query", description: "A cursor page: the rows after this cursor (a result's nextCursor; empty for the first page), instead of page", schema: { type: "string" } },
+    { name: "before", in: "query", description: "A cursor page: the rows before this cursor (a result's previousCursor; empty for the last page), instead of page", schema: { type: "string" } },
+    { name: "count", in: "query", description: "How the total is counted: exact (default) or none (no COUNT; totalCount null)", schema: { type: "string", enum: ["exact", "none"] } },
     ...(sqlParameter ? [{ name: "sql", in: "query", description: "true: add the SQL (queryString) when the policy allows it", schema: { type: "boolean" } }] : []),
   ];
 }

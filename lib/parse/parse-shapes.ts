@@ -200,11 +200,13 @@ function readPageBy(input: unknown, path: string, limits: ParseLimits): PageBy {
   const count = m.count === undefined || m.count === null ? null : readCountMode(m.count, `${path}.count`);
   // A cursor page names no page number: the two ways of paging do not mix, nor do both directions.
   if (after !== null && before !== null) fail(Codes.PageAfterAndBefore, "give after or before, not both", path);
-  if ((after !== null || before !== null) && m.pageNumber !== undefined && m.pageNumber !== null) {
+  const pageNumber = readInt(m.pageNumber, `${path}.pageNumber`, 0);
+  // 0, as a parsed cursor page holds it (and its result echoes it), is no page number: parsing a parsed request changes nothing.
+  if ((after !== null || before !== null) && pageNumber !== 0) {
     fail(Codes.PageNumberAndCursor, "a cursor page (after or before) takes no pageNumber", `${path}.pageNumber`);
   }
   return Object.freeze({
-    pageNumber: readInt(m.pageNumber, `${path}.pageNumber`, 0),
+    pageNumber,
     pageSize: readInt(m.pageSize, `${path}.pageSize`, 0),
     ...(after !== null ? { after } : {}),
     ...(before !== null ? { before } : {}),

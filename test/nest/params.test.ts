@@ -49,6 +49,25 @@ describe("querylib/nest parameter decorators: @QpFilter, @QpSegment, @QpSummary,
     expect(reply.body.policy.entries.some((e: { action: string; field: string }) => e.action === "Injected" && e.field === "tenantId")).to.equal(true);
   });
 
+  it("cursor pages over HTTP: a walk by nextCursor gives the tenant's rows once each; another tenant's replay is 400", async () => {
+    const ids: number[] = [];
+    let after = "";
+    for (let pages = 0; pages < 100; pages++) {
+      const reply = await post("/decorated/filter", { orders: [{ sort: 1, field: "id", direction: "Descending" }], page: { pageSize: 2, after, count: "none" } });
+      expect(reply.status, reply.text).to.equal(200);
+      expect(reply.body.totalCount).to.equal(null);
+      ids.push(...reply.body.data.map((r: { id: number }) => r.id));
+      if (!reply.body.hasNextPage) break;
+      after = reply.body.nextCursor;
+    }
+    expect(ids).to.deep.equal([...expectedIds("t-2")].sort((a, b) => b - a));
+    const first = await post("/decorated/filter", { orders: [{ sort: 1, field: "id", direction: "Descending" }], page: { pageSize: 2, after: "" } });
+    const replay = await post("/decorated/filter", { orders: [{ sort: 1, field: "id", direction: "Descending" }], page: { pageSize: 2, after: first.body.nextCursor } }, callers.tenant("t-3"));
+    expect(replay.status, replay.text).to.equal(400);
+    expect(replay.body.code).to.equal("CursorDoesNotMatchRequest");
+    expect(replay.body.path).to.equal("page.after");
+  });
+
   it("a bad body is 400 with the parsers' code and path, without an exception filter on the controller", async () => {
     const badOperator = await post("/decorated/filter", { conditionGroup: { connector: "And", conditions: [{ sort: 1, field: "name", operator: "Like", values: ["x"] }] } });
     expect(badOperator.status, badOperator.text).to.equal(400);
