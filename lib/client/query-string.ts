@@ -10,7 +10,7 @@
 // - `order=<field>[:asc|:desc]`, `select=<field>`: repeatable, or comma-separated.
 // - `page` (default 1 when pageSize is given) and `pageSize`: decimal integers, once each.
 // - `after` or `before` (a cursor, `after=` for the first page) instead of `page`, and `count`
-//   (exact, none): once each (docs/SHAPES.md "Cursor pages and counts").
+//   (exact, estimated, none): once each (docs/SHAPES.md "Cursor pages and counts").
 // Anything else is refused (InvalidQueryString), unless the route reads it itself (`ignore`).
 // Both directions are here, without server dependencies, so a front-end that builds links and a
 // server that reads them share one definition.

@@ -126,14 +126,16 @@ function reversedTerm(term: OrderTerm): OrderTerm {
 export const dataWhere = (f: FilterFragments): string | null =>
   f.seek === null ? f.where : f.where === null ? f.seek : `(${f.where}) AND (${f.seek})`;
 
-/** The TypeORM builders of a Filter: its page of data, and one COUNT over the same predicate. */
+/** The TypeORM builders of a Filter: its page of data, one COUNT over the same predicate, and its rows as `SELECT 1` (an estimate's or a bounded count's). */
 export function filterBuilders(base: SelectQueryBuilder<ObjectLiteral>, f: FilterFragments) {
   const count = base.clone().select("COUNT(*)", "ql_count").orderBy();
   applyWhere(count, f.where, f.joins.slice(0, f.whereJoinCount), f.params);
+  const rows = base.clone().select("1", "ql_one").orderBy();
+  applyWhere(rows, f.where, f.joins.slice(0, f.whereJoinCount), f.params);
   const data = base.clone().select([...f.selects, ...f.cursorSelects]).orderBy();
   for (const o of f.orders) data.addOrderBy(o.term, o.direction, o.nulls);
   applyWhere(data, dataWhere(f), f.joins, f.params);
-  return { data, count };
+  return { data, count, rows };
 }
 
 export function compileFilter(base: SelectQueryBuilder<ObjectLiteral>, dialect: SqlDialect, plan: FilterPlan, rawWhere?: RawWhere): CompiledFilter {

@@ -39,6 +39,11 @@ export interface SqlDialect {
   instantText(expr: string): string;
   /** A seek compares row values `(a, b) > (x, y)` by index (compile/compile-seek.ts); false: the expanded chain with a leading bound. */
   readonly rowValueSeek: boolean;
+  /**
+   * The planner's row estimate of a finished SELECT (count "estimated"): the statement that asks
+   * for it, and the number read from its rows (null: none); null for a family without one (SQLite).
+   */
+  readonly plannerEstimate: PlannerEstimate | null;
   /** The text sent for a finished statement (a per-statement setting before it, or the text itself). */
   statement(sql: string, facts?: StatementFacts): string;
   /** A bound value as the driver takes it (SQLite has no boolean or date types). */
@@ -166,6 +171,11 @@ export interface ListSite {
 }
 
 export type PatternKind = "contains" | "startsWith" | "endsWith";
+
+export interface PlannerEstimate {
+  explain(sql: string): string;
+  rows(result: readonly Record<string, unknown>[]): number | null;
+}
 
 /** What the compiler knows of a statement beyond its text, for `statement()`. */
 export interface StatementFacts {

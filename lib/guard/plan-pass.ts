@@ -72,7 +72,7 @@ function andForced(forced: readonly Predicate[], caller: Predicate | null): Pred
 /** `predicates`: the forced conditions as plan nodes, when the caller built them already (a guarded builder pins them too). */
 export function transformPlan(original: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
   const { forced, floor } = additions;
-  const planned = scopedHops(pagedAndProjected(original, additions), additions.navigation);
+  const planned = boundedEstimate(scopedHops(pagedAndProjected(original, additions), additions.navigation), forced.length > 0);
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
   predicates ??= forcedPredicates(planned.plan.root, forced);
   const implied = withoutImpliedBy(predicates);
@@ -96,6 +96,19 @@ export function transformPlan(original: ShapePlan, additions: PlanAdditions, pre
       return { kind: "summary", plan: { ...plan, aggregates: [...plan.aggregates, count], having } };
     }
   }
+}
+
+/**
+ * count "estimated" under forced predicates (a tenant's scope): the planner's statistics cover
+ * every tenant's rows, so its estimate for this caller's scope is computed from rows the caller
+ * may not count (a tenant could watch another's table grow). Such a page counts exactly up to
+ * MaxExactEstimate rows and gives no total above. Without forced predicates the caller's scope
+ * is the whole table, whose exact count the caller may ask for anyway: the estimate tells no more.
+ */
+function boundedEstimate(planned: ShapePlan, scoped: boolean): ShapePlan {
+  if (!scoped || planned.kind === "summary" || !planned.plan.estimate || planned.plan.estimate.by === "bounded") return planned;
+  const estimate = { ...planned.plan.estimate, by: "bounded" as const };
+  return planned.kind === "filter" ? { kind: "filter", plan: { ...planned.plan, estimate } } : { kind: "segment", plan: { ...planned.plan, estimate } };
 }
 
 const noKeys: ReadonlySet<string> = new Set();

@@ -42,6 +42,11 @@ export interface QpCaps {
   maxRequiredInValues: number;
   /** Characters of one page cursor (page.after, page.before); a cursor holds the sort keys' values of one row, encrypted. */
   maxCursorLength: number;
+  /**
+   * A page with count "estimated" counts exactly up to this many rows (a COUNT over at most this
+   * many and one more); above it, the planner's estimate, or no total where none may be given.
+   */
+  maxExactEstimate: number;
 }
 
 export const capDefaults: Readonly<QpCaps> = Object.freeze({
@@ -49,7 +54,7 @@ export const capDefaults: Readonly<QpCaps> = Object.freeze({
   defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
   maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
   maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16, maxProtectedInValues: 10,
-  maxRequiredInValues: 10, maxCursorLength: 16_384,
+  maxRequiredInValues: 10, maxCursorLength: 16_384, maxExactEstimate: 10_000,
 });
 
 export const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);

@@ -62,12 +62,17 @@ function pageOf<T>(rows: T[], page: PageBy | null, extra = 0): T[] {
 export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typed: boolean, getQueryString: boolean, options: MemoryOptions = {}, keep?: (row: Row) => boolean): FilterResult<T> {
   const matching = rows.filter((row) => (keep ? keep(row) : plan.where ? matches(row, plan.where) : true));
   const projection = buildProjection(plan.root, plan.selects, plan.selectKeys);
-  const total = countsTotal(plan.page) || !plan.page ? matching.length : null;
+  // count "estimated": an array's length is no estimate; counted exactly, except where a guard
+  // bounds the count (plan-pass.ts): there, above MaxExactEstimate, no total, as on a database.
+  const { estimate } = plan;
+  const total = !plan.page || countsTotal(plan.page) ? matching.length
+    : estimate && !(estimate.by === "bounded" && matching.length > estimate.exactBelow) ? matching.length : null;
+  const counted = estimate && total !== null ? "exact" as const : undefined;
   const queryString = getQueryString ? inMemoryQueryString : null;
   if (!plan.seek) {
     const ordered = sortRows(matching, [...plan.orders, ...primaryKeyOrder(plan.root)], options);
     const { rows: paged, more } = pageWindow(pageOf(ordered, plan.page, probes(plan.page) ? 1 : 0), plan.page);
-    return pageResult(plan.page, total, paged.map((row) => project(row, projection, typed) as T), queryString, more);
+    return pageResult(plan.page, total, paged.map((row) => project(row, projection, typed) as T), queryString, more, undefined, counted);
   }
   // A cursor page: the rows past the cursor's keys in the walk's direction, nearest first, as the
   // SQL targets read them (compile-seek.ts), with the same comparison the sort uses.
@@ -86,7 +91,7 @@ export function runFilterInMemory<T>(rows: readonly Row[], plan: FilterPlan, typ
     .sort((a, b) => (forward ? compare(a.keys, b.keys) : compare(b.keys, a.keys)));
   const { rows: paged, more } = pageWindow(walk.slice(0, pageLimit(plan.page!)), plan.page);
   const edges = { first: paged[0]?.keys ?? null, last: paged.at(-1)?.keys ?? null };
-  return pageResult(plan.page, total, paged.map((r) => project(r.row, projection, typed) as T), queryString, more, edges);
+  return pageResult(plan.page, total, paged.map((r) => project(r.row, projection, typed) as T), queryString, more, edges, counted);
 }
 
 /** A detached copy with only the projected members, shaped as the database path shapes it. */

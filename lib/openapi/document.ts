@@ -68,7 +68,7 @@ function queryParameters(prefix: string, fields: readonly WidestField[], sqlPara
     { name: "pageSize", in: "query", schema: { type: "integer", minimum: 1 } },
     { name: "after", in: "query", description: "A cursor page: the rows after this cursor (a result's nextCursor; empty for the first page), instead of page", schema: { type: "string" } },
     { name: "before", in: "query", description: "A cursor page: the rows before this cursor (a result's previousCursor; empty for the last page), instead of page", schema: { type: "string" } },
-    { name: "count", in: "query", description: "How the total is counted: exact (default) or none (no COUNT; totalCount null)", schema: { type: "string", enum: ["exact", "none"] } },
+    { name: "count", in: "query", description: "How the total is counted: exact (default), estimated (the planner's, above MaxExactEstimate) or none (no COUNT; totalCount null)", schema: { type: "string", enum: ["exact", "estimated", "none"] } },
     ...(sqlParameter ? [{ name: "sql", in: "query", description: "true: add the SQL (queryString) when the policy allows it", schema: { type: "boolean" } }] : []),
   ];
 }

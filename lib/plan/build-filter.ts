@@ -6,7 +6,9 @@ import { checkPage, bySort, checkUniqueSorts } from "../validate/shape-checks.js
 import type { EntityModel } from "../model/entity-model.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import { type PathLookup, declaredPaths } from "./path-lookup.js";
-import type { FilterPlan, OrderKey, Predicate, SegmentPlan } from "./nodes.js";
+import type { Estimate, FilterPlan, OrderKey, Predicate, SegmentPlan } from "./nodes.js";
+import type { PageBy } from "../shapes/shapes.js";
+import { capDefaults } from "../limits/caps.js";
 import { buildPredicate } from "./build-predicate.js";
 import { seekOf } from "./seek.js";
 import { type PlanLimits, SubqueryBudget, orderSubqueries, subqueriesOf } from "./subquery-budget.js";
@@ -71,6 +73,11 @@ export function buildSelects(root: EntityModel, selects: readonly string[] | nul
   return paths;
 }
 
+/** A page with count "estimated": by the planner unless a guard says otherwise (its plan pass). */
+function estimateOf(page: PageBy | null, limits: PlanLimits = capDefaults): Estimate | null {
+  return page?.count === "estimated" ? { by: "planner", exactBelow: limits.maxExactEstimate } : null;
+}
+
 /** `cursor`: the values the request's cursor carried (opened by the pipeline), null for an empty cursor or none. */
 export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: PlanLimits, lookup: PathLookup = declaredPaths, cursor?: readonly unknown[] | null): FilterPlan {
   const budget = new SubqueryBudget(limits);
@@ -78,8 +85,9 @@ export function buildFilterPlan(root: EntityModel, filter: Filter, limits?: Plan
   const orders = buildOrders(root, filter.orders, budget, lookup);
   const page = checkPage(filter.page);
   const seek = seekOf(root, orders, page, cursor);
+  const estimate = estimateOf(page, limits);
   const selects = buildSelects(root, filter.selects, lookup);
-  return { root, where, orders, page, ...(seek ? { seek } : {}), selects, selectKeys: "all" };
+  return { root, where, orders, page, ...(seek ? { seek } : {}), ...(estimate ? { estimate } : {}), selects, selectKeys: "all" };
 }
 
 export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: PlanLimits, lookup: PathLookup = declaredPaths, cursor?: readonly unknown[] | null): SegmentPlan {
@@ -99,6 +107,7 @@ export function buildSegmentPlan(root: EntityModel, segment: Segment, limits?: P
   const orders = buildOrders(root, segment.orders, budget, lookup);
   const page = checkPage(segment.page);
   const seek = seekOf(root, orders, page, cursor);
+  const estimate = estimateOf(page, limits);
   const selects = buildSelects(root, segment.selects, lookup);
-  return { root, sets, orders, page, ...(seek ? { seek } : {}), selects, selectKeys: "all" };
+  return { root, sets, orders, page, ...(seek ? { seek } : {}), ...(estimate ? { estimate } : {}), selects, selectKeys: "all" };
 }

@@ -58,6 +58,7 @@ export function buildSummaryPlan(root: EntityModel, summary: Summary, limits?: P
   });
   const page = checkPage(summary.page);
   if (isCursorPage(page)) fail(Codes.CursorOnSummary, "a Summary pages by pageNumber; after and before are for Filter and Segment", "page");
+  if (page?.count === "estimated") fail(Codes.CountModeNotSupported, `a Summary counts its groups "exact" or "none"; an estimate of groups is not offered`, "page.count");
   const having = summary.having ? buildHaving(summary.having, aggregates, "having") : null;
   return { root, where, keys, aggregates, having, orders, page };
 }

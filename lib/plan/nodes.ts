@@ -77,6 +77,16 @@ export interface Seek {
   readonly values: readonly unknown[] | null;
 }
 
+/**
+ * How a page with count "estimated" is counted: exactly up to `exactBelow` rows, then by the
+ * planner's estimate ("planner") or not at all ("bounded": where an estimate would be computed
+ * from rows the caller may not count, or the family has no estimate).
+ */
+export interface Estimate {
+  readonly by: "planner" | "bounded";
+  readonly exactBelow: number;
+}
+
 export interface FilterPlan {
   readonly root: EntityModel;
   readonly where: Predicate | null;
@@ -84,6 +94,8 @@ export interface FilterPlan {
   readonly page: PageBy | null;
   /** A cursor page's position (null or absent: a numbered page, or none). */
   readonly seek?: Seek | null;
+  /** A page with count "estimated". */
+  readonly estimate?: Estimate | null;
   /** null: whole entities. */
   readonly selects: readonly ResolvedPath[] | null;
   /**
@@ -100,6 +112,7 @@ export interface SegmentPlan {
   readonly orders: readonly OrderKey[];
   readonly page: PageBy | null;
   readonly seek?: Seek | null;
+  readonly estimate?: Estimate | null;
   readonly selects: readonly ResolvedPath[] | null;
   /** As FilterPlan.selectKeys. */
   readonly selectKeys: SelectKeys;
@@ -110,7 +123,7 @@ export type SelectKeys = ReadonlySet<string> | "all";
 
 /** A Segment's rows as a Filter's (its sets compiled apart): the same orders, page, selects and keys. */
 export const segmentRows = (plan: SegmentPlan): FilterPlan =>
-  ({ root: plan.root, where: null, orders: plan.orders, page: plan.page, seek: plan.seek ?? null, selects: plan.selects, selectKeys: plan.selectKeys });
+  ({ root: plan.root, where: null, orders: plan.orders, page: plan.page, seek: plan.seek ?? null, estimate: plan.estimate ?? null, selects: plan.selects, selectKeys: plan.selectKeys });
 
 export interface GroupKey {
   readonly value: ColumnRef;

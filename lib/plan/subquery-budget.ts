@@ -8,7 +8,7 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { type QpCaps, capDefaults } from "../limits/caps.js";
 import type { OrderKey, Predicate } from "./nodes.js";
 
-export type PlanLimits = Pick<QpCaps, "maxSubqueries">;
+export type PlanLimits = Pick<QpCaps, "maxSubqueries" | "maxExactEstimate">;
 
 export class SubqueryBudget {
   private used = 0;

@@ -11,9 +11,9 @@ export const pageOffset = (page: PageBy): number => Math.min((page.pageNumber - 
 
 /**
  * A page's statement reads one row more than the page where whether a next page exists must be
- * learned from the rows: a cursor page, and a page whose total is not counted (count "none").
+ * learned from the rows: a cursor page, and a page whose total is not counted exactly (count "none", "estimated").
  */
-export const probes = (page: PageBy | null): boolean => !!page && (isCursorPage(page) || page.count === "none");
+export const probes = (page: PageBy | null): boolean => !!page && (isCursorPage(page) || page.count === "none" || page.count === "estimated");
 
 /** Rows a page's statement reads (LIMIT) and skips (OFFSET: none for a cursor page, which seeks). */
 export const pageLimit = (page: PageBy): number => page.pageSize + (probes(page) ? 1 : 0);

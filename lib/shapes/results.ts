@@ -26,7 +26,10 @@ export interface FilterResult<T> {
   previousCursor?: string | null;
   hasNextPage?: boolean;
   hasPreviousPage?: boolean;
-  /** How totalCount was counted: "exact", "estimated" (the planner's estimate) or "none" (null). */
+  /**
+   * How totalCount was counted: "exact", "estimated" (the planner's estimate) or "none" (null). A
+   * page asked "estimated" may say "exact" (a total under MaxExactEstimate is counted) or "none".
+   */
   count?: CountMode;
 }
 
@@ -67,11 +70,12 @@ export interface PageEdges {
  * either side, and how the total was counted (null when not counted). `more`: the statement read
  * a row past the page (pageWindow); `total`: the COUNT, or null when it did not run.
  */
-export function pageResult<T>(page: PageBy | null, total: number | null, data: T[], queryString: string | null, more: boolean, edges?: PageEdges): FilterResult<T> {
+export function pageResult<T>(page: PageBy | null, total: number | null, data: T[], queryString: string | null, more: boolean, edges?: PageEdges, counted?: CountMode): FilterResult<T> {
   const modal = !!page && (isCursorPage(page) || (page.count !== undefined && page.count !== null));
   if (!modal) return pagedResult(page, total ?? data.length, data, queryString);
   const result = pagedResult(page, total ?? 0, data, queryString);
-  const count = page!.count ?? "exact";
+  // How the total was counted: what the request asked, unless an estimate was answered otherwise.
+  const count = total === null ? "none" : counted ?? page!.count ?? "exact";
   if (total === null) {
     result.totalCount = null;
     result.pageCount = null;
@@ -85,7 +89,7 @@ export function pageResult<T>(page: PageBy | null, total: number | null, data: T
     result.hasNextPage = before !== "";
     result.hasPreviousPage = more;
   } else {
-    result.hasNextPage = total === null ? more : page!.pageNumber < (result.pageCount ?? 0);
+    result.hasNextPage = total === null || count === "estimated" || page!.count === "estimated" ? more : page!.pageNumber < (result.pageCount ?? 0);
     result.hasPreviousPage = page!.pageNumber > 1;
   }
   result.count = count;

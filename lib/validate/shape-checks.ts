@@ -37,8 +37,6 @@ export function checkPage(page: PageBy | null | undefined, where = "page"): Page
   if (!page) return null;
   if (!isCursorPage(page) && page.pageNumber < 1) fail(Codes.InvalidPageNumber, "pageNumber must be at least 1", `${where}.pageNumber`);
   if (page.pageSize < 1) fail(Codes.InvalidPageSize, "pageSize must be at least 1", `${where}.pageSize`);
-  // The planner's estimate, and what a guarded caller may learn from it, come in a later step (#44).
-  if (page.count === "estimated") fail(Codes.CountModeNotSupported, `count "estimated" is not available yet; use "exact" or "none"`, `${where}.count`);
   return page;
 }
 

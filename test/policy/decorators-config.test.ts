@@ -344,6 +344,8 @@ describe("Policy options and caps", () => {
     maxRequiredInValues: 10,
     // A page cursor's length (#44): a row's sort keys, encrypted (docs/SHAPES.md "Cursor pages and counts").
     maxCursorLength: 16_384,
+    // count "estimated" counts exactly up to this many rows (#44).
+    maxExactEstimate: 10_000,
   };
   const pascal = (cap: string) => cap.charAt(0).toUpperCase() + cap.slice(1);
 

@@ -96,6 +96,20 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   enumText: (e) => `CAST(${e} AS CHAR)`,
   instantText: (e) => `CAST(${e} AS CHAR)`,
   rowValueSeek: false,
+  plannerEstimate: {
+    // After a statement prefix (SET STATEMENT … FOR), whose setting the estimate should see too.
+    explain: (sql) => {
+      const at = sql.startsWith("SET STATEMENT ") ? sql.indexOf(" FOR ") + 5 : 0;
+      return `${sql.slice(0, at)}EXPLAIN ${sql.slice(at)}`;
+    },
+    // The outer query's tables (id 1): each reads `rows`, of which `filtered` % pass; a join multiplies them.
+    rows: (result) => {
+      const outer = result.filter((r) => Number(r.id) === 1);
+      if (outer.length === 0) return null;
+      const rows = outer.reduce((product, r) => product * Number(r.rows ?? 0) * (r.filtered === null || r.filtered === undefined ? 1 : Number(r.filtered) / 100), 1);
+      return Number.isFinite(rows) ? Math.round(rows) : null;
+    },
+  },
   // `tier = 'Gold'` on the ENUM column itself, so its index serves it (CAST(tier AS CHAR) is
   // opaque to the optimizer: a tenant predicate on an enum scanned every row, issue #24). Only
   // the enum's own labels take this path. compileText keeps the byte test beside it, as for any

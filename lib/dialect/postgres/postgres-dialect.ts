@@ -49,6 +49,16 @@ export const postgres: SqlDialect = {
   enumText: (e) => `CAST(${e} AS text)`,
   instantText: (e) => `CAST(${e} AS text)`,
   rowValueSeek: true,
+  plannerEstimate: {
+    explain: (sql) => `EXPLAIN (FORMAT JSON) ${sql}`,
+    // One row, one column: the plan as JSON (parsed by the driver, or its text).
+    rows: (result) => {
+      const cell = result[0] ? Object.values(result[0])[0] : null;
+      const plan = (typeof cell === "string" ? JSON.parse(cell) : cell) as { Plan?: { "Plan Rows"?: unknown } }[] | null;
+      const rows = plan?.[0]?.Plan?.["Plan Rows"];
+      return typeof rows === "number" && Number.isFinite(rows) ? Math.round(rows) : null;
+    },
+  },
   statement: (sql) => sql,
   driverValue: (value) => value,
   inlinesNumberParameters: false,

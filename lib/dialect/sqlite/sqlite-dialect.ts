@@ -89,6 +89,8 @@ export const sqlite: SqlDialect = {
   enumText: (e) => e,
   instantText: (e) => e,
   rowValueSeek: true,
+  // SQLite keeps no row estimates unless ANALYZE ran, and its EXPLAIN QUERY PLAN shows none: a page counts exactly up to the cap, else not at all.
+  plannerEstimate: null,
   statement: (sql) => sql,
   // Stored the way TypeORM stores them.
   driverValue: (value) => {
