@@ -3,10 +3,10 @@
 // the enums, and small typed builders. Everything they build is ordinary JSON that the server
 // parses as it parses any request (the server keeps checking everything).
 import { Aggregator, Connector, DataType, Direction, Intersection, Operator } from "../shapes/enums.js";
-import type { AggregateBy, Condition, ConditionGroup, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
+import type { AggregateBy, Condition, ConditionGroup, CountMode, Filter, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 
 export { Aggregator, Connector, DataType, Direction, Intersection, Operator };
-export type { AggregateBy, Condition, ConditionGroup, ConditionSet, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
+export type { AggregateBy, Condition, ConditionGroup, ConditionSet, CountMode, Filter, GroupBy, OrderBy, PageBy, Segment, Summary } from "../shapes/shapes.js";
 export type { FilterResult, SegmentResult, SummaryResult } from "../shapes/results.js";
 export type { PolicyTrace, PolicyTraceEntry } from "../shapes/policy-trace.js";
 /** Every operator's meaning (test, negation, case folding, arity, DataTypes): a front-end reads arities and pairs here. */
@@ -56,6 +56,13 @@ export const asc = (field: string): Omit<OrderBy, "sort"> => ({ field, direction
 export const desc = (field: string): Omit<OrderBy, "sort"> => ({ field, direction: Direction.Descending });
 const ordersOf = (orders: readonly Omit<OrderBy, "sort">[] | undefined) => orders?.map((o, i) => ({ sort: i + 1, ...o }));
 
+/** A numbered page (`count`: how its total is counted; exact when absent). */
+export const pageNumber = (number: number, pageSize: number, count?: CountMode): PageBy => ({ pageNumber: number, pageSize, ...(count ? { count } : {}) });
+/** A cursor page: the rows after a result's nextCursor; `after("", 50)` is the first page. */
+export const after = (cursor: string, pageSize: number, count?: CountMode): PageBy => ({ pageNumber: 0, pageSize, after: cursor, ...(count ? { count } : {}) });
+/** A cursor page: the rows before a result's previousCursor; `before("", 50)` is the last page. */
+export const before = (cursor: string, pageSize: number, count?: CountMode): PageBy => ({ pageNumber: 0, pageSize, before: cursor, ...(count ? { count } : {}) });
+
 export interface FilterParts {
   readonly where?: Part;
   readonly orderBy?: readonly Omit<OrderBy, "sort">[];
@@ -63,7 +70,10 @@ export interface FilterParts {
   readonly select?: readonly string[];
 }
 
-/** `filter({ where: and(cond("city", Operator.Equal, "Lima")), orderBy: [desc("balance")], page: { pageNumber: 1, pageSize: 50 } })`. */
+/**
+ * `filter({ where: and(cond("city", Operator.Equal, "Lima")), orderBy: [desc("balance")], page: { pageNumber: 1, pageSize: 50 } })`;
+ * by cursor: `page: after(previous.nextCursor ?? "", 50, "none")`.
+ */
 export function filter(parts: FilterParts = {}): Filter {
   return {
     ...(parts.where ? { conditionGroup: groupOf(parts.where) } : {}),

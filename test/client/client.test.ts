@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Aggregator, Intersection, Operator, aggregate, and, asc, cond, count, desc, filter, or, segment, summary } from "../../lib/client/index.js";
+import { Aggregator, Intersection, Operator, after, aggregate, and, asc, before, cond, count, desc, filter, or, pageNumber, segment, summary } from "../../lib/client/index.js";
 import { parseFilter, parseSegment, parseSummary } from "../../lib/index.js";
 
 const entry = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "lib", "client", "index.js");
@@ -63,6 +63,12 @@ describe("querylib/client", () => {
     const built = filter({ where: and(cond("status", Operator.In, "Open", "Frozen", { dataType: "Enum" as never }), cond("since", Operator.LessThan, new Date(Date.UTC(2024, 0, 1)))) });
     const conditions = parseFilter(JSON.parse(JSON.stringify(built))).conditionGroup!.conditions;
     assert.deepEqual(conditions.map((c) => [c.dataType, c.values]), [["Enum", ["Open", "Frozen"]], ["DateTime", ["2024-01-01T00:00:00.000Z"]]]);
+  });
+
+  it("after(), before() and pageNumber(): cursor and numbered pages the parser reads as written", () => {
+    assert.deepEqual(parseFilter(filter({ orderBy: [desc("balance")], page: after("", 50, "none") })).page, { pageNumber: 0, pageSize: 50, after: "", count: "none" });
+    assert.deepEqual(parseFilter(filter({ page: before("abc", 20) })).page, { pageNumber: 0, pageSize: 20, before: "abc" });
+    assert.deepEqual(parseFilter(filter({ page: pageNumber(3, 20, "estimated") })).page, { pageNumber: 3, pageSize: 20, count: "estimated" });
   });
 
   it("segment() and summary(): the same shapes as written", () => {

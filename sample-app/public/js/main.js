@@ -130,6 +130,10 @@ function renderAll() {
 
 /** Editor callback: "structure" rebuilds the editor (focus goes to `focusKey` or stays), "value" only refreshes JSON and cost. */
 function changed(kind, focusKey) {
+  // A cursor belongs to the request it came with: any edit starts the walk again from the first page.
+  const paged = query().page;
+  paged.after = "";
+  paged.before = null;
   if (state.errors.size) {
     state.errors.clear();
     if (kind !== "structure") for (const note of $("editor").querySelectorAll(".error-note")) note.remove();
@@ -204,7 +208,7 @@ async function run() {
     state.output = { result, mode, requested };
     state.error = null;
     page.run = "done";
-    status(`${result.totalCount} ${mode === "summary" ? "groups" : "rows"} in total.`);
+    status(result.totalCount === null ? "Done; the total was not counted." : `${result.count === "estimated" ? "About " : ""}${result.totalCount} ${mode === "summary" ? "groups" : "rows"} in total.`);
   } catch (error) {
     if (seq !== state.runSeq) return;
     state.output = null;
@@ -220,9 +224,15 @@ async function run() {
   renderOutput();
 }
 
-function goToPage(n) {
-  query().page.pageNumber = n;
-  renderEditor("page:pageNumber");
+/** `to`: a page number, or a cursor page's { after } or { before }. */
+function goToPage(to) {
+  const page = query().page;
+  if (typeof to === "number") page.pageNumber = to;
+  else {
+    page.after = to.after ?? null;
+    page.before = to.before ?? null;
+  }
+  renderEditor(typeof to === "number" ? "page:pageNumber" : "page:pageSize");
   renderPreview();
   void run();
 }

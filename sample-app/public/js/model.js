@@ -17,7 +17,7 @@ export function newCondition(field) {
   return { id: newId("c"), field: field?.path ?? "", dataType: field?.dataType ?? "Text", operator: field?.operators?.[0] ?? "Equal", values: initialValues(field?.operators?.[0] ?? "Equal") };
 }
 
-const page = () => ({ id: newId("p"), pageNumber: 1, pageSize: 20 });
+const page = () => ({ id: newId("p"), pageNumber: 1, pageSize: 20, paging: "numbered", count: "exact", after: "", before: null });
 
 /** A fresh query for each mode; switching modes keeps each one's work. */
 export function emptyQueries() {
@@ -100,9 +100,15 @@ class RequestBuilder {
     return this.list(orders, "orders", (o, i) => ({ sort: i + 1, field: o.field, direction: o.direction }));
   }
 
-  page(page) {
+  /** `cursorable`: Filter and Segment page by cursor when asked; a Summary by number. */
+  page(page, cursorable) {
     this.at("page", page.id);
-    return { pageNumber: page.pageNumber, pageSize: page.pageSize };
+    const count = page.count && page.count !== "exact" && !(page.count === "estimated" && !cursorable) ? { count: page.count } : {};
+    if (cursorable && page.paging === "cursor") {
+      const position = page.before !== null && page.before !== undefined ? { before: page.before } : { after: page.after ?? "" };
+      return { pageSize: page.pageSize, ...position, ...count };
+    }
+    return { pageNumber: page.pageNumber, pageSize: page.pageSize, ...count };
   }
 }
 
@@ -111,7 +117,7 @@ export function buildRequest(mode, query) {
   const b = new RequestBuilder();
   let body;
   if (mode === "filter") {
-    body = { conditionGroup: b.group(query.where, "conditionGroup") ?? undefined, selects: b.list(query.selects, "selects", (s) => s.path), orders: b.orders(query.orders), page: b.page(query.page) };
+    body = { conditionGroup: b.group(query.where, "conditionGroup") ?? undefined, selects: b.list(query.selects, "selects", (s) => s.path), orders: b.orders(query.orders), page: b.page(query.page, true) };
   } else if (mode === "summary") {
     b.at("groupBy", "groupBy");
     body = {
@@ -122,7 +128,7 @@ export function buildRequest(mode, query) {
       },
       having: b.group(query.having, "having") ?? undefined,
       orders: b.orders(query.orders),
-      page: b.page(query.page),
+      page: b.page(query.page, false),
     };
   } else {
     body = {
@@ -133,7 +139,7 @@ export function buildRequest(mode, query) {
       }),
       selects: b.list(query.selects, "selects", (s) => s.path),
       orders: b.orders(query.orders),
-      page: b.page(query.page),
+      page: b.page(query.page, true),
     };
   }
   return { body: JSON.parse(JSON.stringify(body)), paths: b.paths };

@@ -23,7 +23,7 @@ export function modeEditor(mode, query, ctx) {
       section("Rows where", null, groupEditor(query.where, where, { label: "Rows where" })),
       section("Columns", "None chosen: every column you may see.", columnsEditor(query, ctx)),
       section("Sort", null, ordersEditor(query, schemaSource(schema, "Order"), ctx)),
-      section("Page", null, pageEditor(query.page, ctx)),
+      section("Page", null, pageEditor(query.page, ctx, mode)),
     ];
   }
   if (mode === "summary") {
@@ -44,7 +44,7 @@ export function modeEditor(mode, query, ctx) {
       section("Aggregates", "Each has an alias; Having and Sort refer to it.", aggregatesEditor(query, schemaSource(schema, "Aggregate"), ctx)),
       section("Having", "Conditions on the aggregates' aliases.", groupEditor(query.having, { ...ctx, source: aliases }, { label: "Having" })),
       section("Sort", null, ordersEditor(query, sortable, ctx)),
-      section("Page", null, pageEditor(query.page, ctx)),
+      section("Page", null, pageEditor(query.page, ctx, mode)),
     ];
   }
   const setSource = schemaSource(schema, "Where", "Segment");
@@ -60,7 +60,7 @@ export function modeEditor(mode, query, ctx) {
       h("button", { type: "button", focus: "sets:add", onclick: () => { const set = { id: newId("s"), intersection: "Union", group: newGroup() }; query.sets.push(set); ctx.changed("structure", `${set.group.id}:add`); } }, "+ Set")),
     section("Columns", "None chosen: every column you may see.", columnsEditor(query, ctx)),
     section("Sort", null, ordersEditor(query, schemaSource(ctx.schema, "Order"), ctx)),
-    section("Page", null, pageEditor(query.page, ctx)),
+    section("Page", null, pageEditor(query.page, ctx, mode)),
   ];
 }
 
@@ -86,13 +86,30 @@ function ordersEditor(query, source, ctx) {
       onchange: (path) => { if (path) { query.orders.push({ id: newId("o"), field: path, direction: "Ascending" }); ctx.changed("structure", "orders:add"); } } }));
 }
 
-function pageEditor(page, ctx) {
+/**
+ * Page number and size, how to page (numbered, or by cursor: Filter and Segment) and how the total
+ * is counted (exact, estimated, none: docs/SHAPES.md "Cursor pages and counts").
+ */
+function pageEditor(page, ctx, mode) {
   const number = (key, text) => {
     const id = uid("page");
     return h("span", { class: "labelled" }, h("label", { for: id }, text),
       h("input", { id, type: "number", min: 1, step: 1, value: page[key], focus: `page:${key}`, oninput: (e) => { page[key] = e.target.value === "" ? "" : Number(e.target.value); ctx.changed("value"); } }));
   };
-  return h("div", { class: "page-editor", "data-part": page.id }, number("pageNumber", "Page"), number("pageSize", "Rows per page"), errorNote(ctx.errors, page.id));
+  const choice = (key, text, options) => {
+    const id = uid("page");
+    return h("span", { class: "labelled" }, h("label", { for: id }, text),
+      h("select", { id, focus: `page:${key}`, onchange: (e) => { page[key] = e.target.value; page.after = ""; page.before = null; ctx.changed("structure", `page:${key}`); } },
+        options.map(([value, label]) => h("option", { value, selected: (page[key] ?? options[0][0]) === value }, label))));
+  };
+  const cursorable = mode !== "summary";
+  const byCursor = cursorable && page.paging === "cursor";
+  return h("div", { class: "page-editor", "data-part": page.id },
+    cursorable ? choice("paging", "Paging", [["numbered", "numbered"], ["cursor", "by cursor"]]) : null,
+    byCursor ? null : number("pageNumber", "Page"),
+    number("pageSize", "Rows per page"),
+    choice("count", "Total", mode === "summary" ? [["exact", "exact"], ["none", "not counted"]] : [["exact", "exact"], ["estimated", "estimated"], ["none", "not counted"]]),
+    errorNote(ctx.errors, page.id));
 }
 
 function aggregatesEditor(query, source, ctx) {

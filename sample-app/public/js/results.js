@@ -40,7 +40,8 @@ function columnsOf(rows, requested) {
 
 /**
  * result: the server's FilterResult/SummaryResult; requested: the column paths asked for (in
- * order); schema: for labels and markers; onPage(n): loads another page.
+ * order); schema: for labels and markers; onPage(to): loads another page, `to` a page number, or
+ * { after } / { before } (a cursor page's nextCursor / previousCursor).
  */
 export function resultsView(result, { requested, schema, mode, onPage }) {
   const rows = result.data.map((r) => flatten(r));
@@ -52,14 +53,23 @@ export function resultsView(result, { requested, schema, mode, onPage }) {
     return { column, field, marker, source: masked.get(column) ?? null };
   });
   const pageCount = result.pageCount;
+  const byCursor = "nextCursor" in result || "previousCursor" in result;
+  const noun = (n) => `${mode === "summary" ? "group" : "row"}${n === 1 ? "" : "s"}`;
+  // The total as counted: exact, the planner's estimate ("about"), or none (count "none", or an estimate refused).
+  const total = result.totalCount === null ? `${noun(2)}: total not counted`
+    : result.count === "estimated" ? `about ${result.totalCount} ${noun(result.totalCount)} (estimated)`
+      : `${result.totalCount} ${noun(result.totalCount)} in total`;
+  const where = byCursor ? "by cursor" : result.totalCount === null || result.count === "estimated" ? `page ${result.pageNumber}` : `page ${result.pageNumber} of ${Math.max(pageCount, 1)}`;
+  const hasNext = result.hasNextPage ?? result.pageNumber < pageCount;
+  const hasPrevious = result.hasPreviousPage ?? result.pageNumber > 1;
   return h("section", { class: "results", "aria-label": "Results" },
     h("div", { class: "results-head" },
       h("h2", {}, mode === "summary" ? "Groups" : "Rows"),
-      h("p", { class: "totals", "data-total": result.totalCount },
-        `${result.totalCount} ${mode === "summary" ? "group" : "row"}${result.totalCount === 1 ? "" : "s"} in total · page ${result.pageNumber} of ${Math.max(pageCount, 1)} · ${result.pageSize} per page`),
+      h("p", { class: "totals", "data-total": result.totalCount === null ? "none" : result.totalCount, "data-count": result.count ?? "exact" },
+        `${total} · ${where} · ${result.pageSize} per page`),
       h("div", { class: "pager" },
-        h("button", { type: "button", focus: "page:previous", disabled: result.pageNumber <= 1, onclick: () => onPage(result.pageNumber - 1) }, "‹ Previous"),
-        h("button", { type: "button", focus: "page:next", disabled: result.pageNumber >= pageCount, onclick: () => onPage(result.pageNumber + 1) }, "Next ›"))),
+        h("button", { type: "button", focus: "page:previous", disabled: !hasPrevious, onclick: () => onPage(byCursor ? { before: result.previousCursor } : result.pageNumber - 1) }, "‹ Previous"),
+        h("button", { type: "button", focus: "page:next", disabled: !hasNext, onclick: () => onPage(byCursor ? { after: result.nextCursor } : result.pageNumber + 1) }, "Next ›"))),
     rows.length === 0 ? h("p", { class: "hint" }, "No rows on this page.") :
       h("div", { class: "table-wrap", tabindex: 0, "aria-label": "Results table (scrolls)" },
         h("table", {},
