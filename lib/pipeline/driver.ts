@@ -22,7 +22,8 @@ import type { MemoryOptions } from "../memory/run-memory.js";
 import type { ParseLimits, ShapeKind } from "../parse/parse-shapes.js";
 import type { PathLookup } from "../plan/path-lookup.js";
 import type { PlanLimits } from "../plan/subquery-budget.js";
-import type { FilterResult, SummaryResult } from "../shapes/results.js";
+import { type FilterResult, type PageEdges, type SummaryResult, pageEdges } from "../shapes/results.js";
+import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import type { PlanCache } from "../cache/plan-cache.js";
 import { requestKey, requestOf } from "../cache/plan-cache.js";
 import { type ShapeStatements, parseShape, planParsed, preparePlan, runPlanInMemory, runPrepared, statementsOf } from "./stages.js";
@@ -289,4 +290,84 @@ export function runBuild<D, R extends object>(source: AnySource, request: Pipeli
 /** The same, synchronously (the unguarded builders). */
 export function runBuildSync<D, R extends object>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, make: Make<D, R>): R {
   return runSync(pipeline(source, request, guard, { to: "build", make }));
+}
+
+// ---- exports: a whole result in batches ----------------------------------------------------
+
+/** How an export reads: rows per batch (its statements' page size) and at most how many rows in all. */
+export interface ExportOptions {
+  readonly batchSize: number;
+  readonly maxRows: number;
+}
+
+/**
+ * A Filter's or Segment's every row, in batches of `batchSize`, as the guard lets the caller
+ * read them: decided and charged once, each batch a cursor page of the one plan (a seek past the
+ * last batch's keys, so a batch costs the same at any depth and the server holds one batch at a
+ * time), the guard's row pass (masks, tokens) on each batch, and the guard told once when the
+ * export ends, finished, failed or abandoned by its reader (`return()`): one set of audit events.
+ * The request's own page is ignored: an export is the whole result. Before the first batch is
+ * handed out, a bounded COUNT (at most maxRows + 1 rows) refuses an export past maxRows
+ * (CapExceeded at "page"). An array is evaluated once and handed out in slices.
+ */
+export async function* runExport<T, D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, options: ExportOptions): AsyncGenerator<T[], void, undefined> {
+  const { kind } = request;
+  if (kind === "summary") fail(Codes.UnsupportedOnBuilder, "an export reads a Filter's or Segment's rows; a Summary's groups are one page", "groupBy");
+  const batchPage = (after: string, first: boolean): PageBy => ({ pageNumber: 0, pageSize: options.batchSize, after, count: first ? "estimated" : "none" });
+  const asBatch = (parsed: ParsedShape, first: boolean) => Object.freeze({ ...parsed, page: batchPage("", first) }) as ParsedShape;
+  const array = Array.isArray(source) ? source as readonly object[] : null;
+  let resolved: ResolvedSource | null = null;
+  let model: EntityModel;
+  if (array) {
+    parseShape(kind, request.shape, guard.limits);
+    model = modelOfArray(array) ?? fail(Codes.EntityNotSupported, "an export of an array needs entity instances, or inMemory(Entity, rows)");
+  } else {
+    const learning = request.learnSchema ? schemaLearning(source) : null;
+    if (learning) await learning;
+    resolved = resolveSource(source as QuerySource<ObjectLiteral>);
+    model = resolved.model;
+  }
+  let failure: unknown;
+  try {
+    await guard.begin(model);
+    const parsed = parseShape(kind, request.shape, guard.limits);
+    const decided = await guard.decide(model, kind, asBatch(parsed, true), false, false);
+    await guard.beforeRun(decided);
+    const bounded = (planned: ShapePlan): ShapePlan => planned.kind === "summary" ? planned
+      : { ...planned, plan: { ...planned.plan, estimate: { by: "bounded", exactBelow: options.maxRows } } } as ShapePlan;
+    const tooMany = () => policyError(PolicyErrorCode.CapExceeded, `the export has more than ${options.maxRows} rows (MaxExportRows); narrow it`, "page");
+    if (array) {
+      // Evaluated once, without a page: the array is in memory already.
+      const whole = planOf(guard, model, kind, Object.freeze({ ...parsed, page: null }) as ParsedShape, decided, null);
+      const all = runPlanInMemory(array, whole, request.typed, false) as FilterResult<T>;
+      if (all.data.length > options.maxRows) tooMany();
+      for (let at = 0; at < all.data.length || at === 0; at += options.batchSize) {
+        const slice = { ...all, data: all.data.slice(at, at + options.batchSize) };
+        const transformed = await guard.transformResult(slice, kind, decided);
+        if (transformed.data.length > 0) yield transformed.data as T[];
+        if (all.data.length === 0) break;
+      }
+      return;
+    }
+    let position: readonly unknown[] | null = null;
+    for (let batch = 0; ; batch++) {
+      const first = batch === 0;
+      let planned = planOf(guard, model, kind, asBatch(parsed, first), decided, position);
+      if (first) planned = bounded(planned);
+      const result = await runPrepared<T>(resolved!.connection, preparePlan(resolved!, planned), request.typed, false) as FilterResult<T>;
+      if (first && result.totalCount === null) tooMany();
+      const record = result as unknown as Record<symbol, PageEdges | undefined>;
+      const edges = record[pageEdges];
+      delete record[pageEdges];
+      const transformed = await guard.transformResult(result, kind, decided);
+      if (transformed.data.length > 0) yield transformed.data as T[];
+      if (!result.hasNextPage || !edges?.last) return;
+      position = edges.last;
+    }
+  } catch (error) {
+    failure = error ?? new Error("an export step threw nothing");
+    throw error;
+  } finally {
+    guard.settle(failure);
+  }
 }
