@@ -23,6 +23,9 @@ export const layers: readonly (readonly string[])[] = [
   ["lib/limits"], // QpCaps and capDefaults: every request's bounds
   ["lib/client"], // the browser client: shapes, errors and limits only
   ["lib/cache"], // bounded caches under a byte budget, digests, the plan cache
+  // OpenTelemetry spans through @opentelemetry/api only: the driver, the executor and the guard
+  // start them, so it sits below all of them and reads nothing of QueryLib's.
+  ["lib/telemetry"],
   ["lib/registry"], // what the Qp* decorators declare
   ["lib/model"], // TypeORM metadata as an EntityModel
   ["lib/dialect"],
