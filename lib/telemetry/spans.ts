@@ -31,6 +31,8 @@ export const SpanNames = {
   statement: "querylib.statement",
   /** The guard's pass over the rows (the policy guard's transformResult). */
   transform: "querylib.transform",
+  /** One token vault round trip (a scope's distinct values tokenized), inside the row pass. */
+  vault: "querylib.vault",
 } as const;
 
 /** Attribute names of QueryLib's own (the database ones follow the semantic conventions). */
@@ -42,6 +44,8 @@ export const Attr = {
   rowCount: "querylib.row_count",
   tier: "querylib.policy.tier",
   errorCode: "querylib.error.code",
+  /** The number of distinct values one vault round trip tokenized. */
+  vaultValues: "querylib.vault.values",
   /** Followed by the action in lower case: querylib.policy.decisions.allowed, …dropped, …masked, …denied, …injected. */
   decisions: "querylib.policy.decisions.",
 } as const;

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { PolicyErrorCode, type PolicyTrace, type PolicyTraceEntry, applyPolicy, toList } from "../../lib/index.js";
+import { type IQpTokenVault, PolicyErrorCode, type PolicyTrace, type PolicyTraceEntry, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, applyPolicy, toList } from "../../lib/index.js";
+import { memberData } from "../transform/domain.js";
 import { libraryVersion } from "../../lib/telemetry/spans.js";
 import type { Dialect } from "../support/target-list.js";
 import { repoRoot, sourceFiles } from "../support/source-files.js";
@@ -143,6 +144,38 @@ describe("Telemetry: spans", () => {
         assert.equal(named(spans, "querylib.statement").length, 2);
       });
     }
+  });
+
+  describe("the token vault", () => {
+    const vaults = {
+      working: () => new QpInMemoryTokenVault(),
+      failing: (): IQpTokenVault => ({ tokenize: async () => { throw new Error("vault down: 756.1234.5678.97"); } }),
+    };
+    const run = async (vault: IQpTokenVault) => {
+      const engine = new QpPolicyEngine({ hashSalt: "0123456789abcdef-span-salt", tokenVault: vault });
+      const context = await engine.prepareAsync(new QpPolicyContext());
+      return applyPolicy(memberData(), context).toListAsync({ selects: ["id", "nationalId"], page });
+    };
+
+    it("each round trip is a querylib.vault span under the row pass, with the number of values it tokenized", async () => {
+      const result = await run(vaults.working());
+      const spans = querylibSpans(capture);
+      const transform = one(spans, "querylib.transform");
+      const vault = one(spans, "querylib.vault");
+      assert.equal(parentOf(vault), idOf(transform));
+      assert.equal(parentOf(transform), idOf(one(spans, "querylib.filter")));
+      assert.equal(vault.attributes["querylib.vault.values"], new Set(result.data.map((m) => (memberData().find((r) => r.id === (m as { id: number }).id)!).nationalId)).size);
+      assert.equal(vault.status.code, SpanStatusCode.UNSET);
+    });
+
+    it("a vault that fails: the vault span, the row pass and the run end with ERROR; the run's code is StoreUnavailable; no message", async () => {
+      await expectPolicyError(() => run(vaults.failing()), PolicyErrorCode.StoreUnavailable);
+      const spans = querylibSpans(capture);
+      for (const name of ["querylib.vault", "querylib.transform", "querylib.filter"]) assert.equal(one(spans, name).status.code, SpanStatusCode.ERROR, name);
+      assert.equal(one(spans, "querylib.vault").attributes["querylib.error.code"], "Error", "a vault's own error has no code: its class name, never its message");
+      assert.equal(one(spans, "querylib.filter").attributes["querylib.error.code"], "StoreUnavailable");
+      for (const span of spans) assert.ok(!JSON.stringify([span.attributes, span.status, span.events]).includes("756.1234"), span.name);
+    });
   });
 
   describe("unguarded runs, and a host's span", () => {

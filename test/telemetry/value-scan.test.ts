@@ -21,7 +21,7 @@ const RUNS = { patient: { valid: 200, almost: 20 }, member: { valid: 40, almost:
 
 /** Every attribute a QueryLib span may carry (lib/telemetry/spans.ts, docs/OPERATIONS.md). */
 const knownAttributes = new Set([
-  "querylib.shape", "querylib.entity", "querylib.plan_cache.hit", "querylib.page.size", "querylib.row_count", "querylib.policy.tier", "querylib.error.code",
+  "querylib.shape", "querylib.entity", "querylib.plan_cache.hit", "querylib.page.size", "querylib.row_count", "querylib.policy.tier", "querylib.error.code", "querylib.vault.values",
   "db.system", "db.system.name", "db.operation", "db.operation.name", "db.statement", "db.query.text", "db.response.returned_rows",
 ]);
 const statementTexts = new Set(["db.statement", "db.query.text"]);
