@@ -12,6 +12,8 @@ export type DialectName = string;
 
 export interface SqlDialect {
   readonly name: DialectName;
+  /** The family's `db.system` in OpenTelemetry's database semantic conventions (a statement's span, lib/telemetry/). */
+  readonly dbSystem: string;
   /** An identifier quoted (QueryLib's own tables' names in lib/migrations/ too). */
   quote(identifier: string): string;
   placeholder(position: number): string;

@@ -3,6 +3,7 @@
 import type { DataSource, ObjectLiteral, QueryRunner, SelectQueryBuilder } from "typeorm";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { type Statement, toPositional } from "../compile/to-positional.js";
+import { statementRun } from "../telemetry/spans.js";
 
 export interface Connection {
   readonly dataSource: DataSource;
@@ -36,6 +37,11 @@ export async function withReadRunner<R>(connection: Connection, work: (connectio
 }
 
 export function runStatement(connection: Connection, statement: Statement): Promise<Record<string, unknown>[]> {
+  // Each statement's span (the page, its COUNT, each collection chunk): the text only, never the parameters.
+  return statementRun(connection.dialect.dbSystem, statement.sql, () => runOnConnection(connection, statement));
+}
+
+function runOnConnection(connection: Connection, statement: Statement): Promise<Record<string, unknown>[]> {
   // The dialect's own reading where it has one (SQLite: rows as arrays, see its read-rows.ts);
   // a caller's runner always goes through TypeORM (its transaction, its release checks).
   const read = connection.queryRunner ? null : connection.dialect.readRows?.(connection.dataSource, statement.sql, statement.parameters);

@@ -36,6 +36,7 @@ import type { CursorScope } from "../pipeline/cursor-page.js";
 import type { CursorKeyring } from "../cursor/cursor-codec.js";
 import { keyOf } from "../execute/sql-texts.js";
 import { randomUUID } from "node:crypto";
+import { SpanNames, annotateQuery, policyAttributes, stage } from "../telemetry/spans.js";
 
 /** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
 export interface GuardEngine extends SanitizeSource {
@@ -91,7 +92,8 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   /** The caller's decisions under the current rule snapshot (the store's errors come after the request's). */
   async begin(model: EntityModel): Promise<void> {
     this.model = model;
-    this.decisions = await this.engine.decisionsAsync(this.context);
+    // Its span: the rule snapshot load (a store round trip when the snapshot is stale), or the cached table.
+    this.decisions = await stage(SpanNames.rules, () => this.engine.decisionsAsync(this.context));
   }
 
   /**
@@ -111,6 +113,14 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    * shape for the same caller (sanitized-shapes.ts says why that is exact) when it will be cached.
    */
   decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
+    // The policy span carries the decisions' counts; the query's span gets them too (a cache hit has no policy span: reused()).
+    return stage(SpanNames.policy, () => this.decideNow(model, kind, parsed, getQueryString, cached), (span, decided) => {
+      span.setAttributes(policyAttributes(decided.sanitized.trace));
+      annotateQuery(() => policyAttributes(decided.sanitized.trace));
+    });
+  }
+
+  private decideNow(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
     this.parsed = parsed;
     const shapeKey = cached && reusable(kind, this.engine.options.dryRun) ? this.engine.caches.key(this.decisions!, this.values ?? null, kind, shapeKeyOf(kind, parsed), getQueryString) : null;
     const known = shapeKey === null ? undefined : this.engine.caches.shapes.get(model, shapeKey);
@@ -145,6 +155,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   }
 
   reused(planned: GuardedPlan): void {
+    annotateQuery(() => policyAttributes(planned.decided.sanitized.trace));
     this.collected.push(...this.replayed(planned.decided.audited));
   }
 
@@ -170,7 +181,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   }
 
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {
-    return transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context) as Promise<R>;
+    return stage(SpanNames.transform, () => transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context)) as Promise<R>;
   }
 
   /** The forced predicates pinned in a join where the host's where() or orWhere() cannot undo them; the trace kept for policyTraceOf. */

@@ -34,6 +34,7 @@ import { type QuerySource, type ResolvedSource, isFreshBuilder, modelOfArray, re
 import { type CursorBinding, type CursorScope, cursorBindingOf, openCursor, withCursors } from "./cursor-page.js";
 import { type PageBy, isCursorPage } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
+import { Attr, SpanNames, annotateQuery, annotateResult, queryRun, stage } from "../telemetry/spans.js";
 
 type Step<T> = T | Promise<T>;
 type Steps<T> = Generator<Promise<unknown>, T, unknown>;
@@ -126,6 +127,7 @@ function* pipeline<D, R>(source: AnySource, request: PipelineRequest, guard: Que
     const learning = request.learnSchema ? schemaLearning(source) : null;
     if (learning) yield learning;
     resolved = resolveSource(source as QuerySource<ObjectLiteral>);
+    annotateQuery(() => ({ [Attr.entity]: resolved.model.name }));
   } catch (error) {
     // When the source fails, a request that does not parse says so first.
     parseShape(kind, shape, guard.limits);
@@ -174,6 +176,7 @@ function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard
   const text = isFreshBuilder(resolved.base) ? requestKey(shape) : null;
   let store = text === null ? null : guard.planStore(model, kind, text, getQueryString);
   const hit = store?.cache.get(model, store.key);
+  annotateQuery(() => ({ [Attr.planCacheHit]: hit !== undefined }));
   if (hit) {
     guard.reused(hit);
     return { planned: hit, cursor: null }; // a cursor page is never cached (below)
@@ -184,7 +187,7 @@ function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard
   const deciding = guard.decide(model, kind, parsed, getQueryString, store !== null);
   const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
   const cursor = cursorBindingOf(model, kind, parsed, resolved.connection.dialect.name, guard.cursors(decided));
-  const planned: Planned<D> = { prepared: preparePlan(resolved, planOf(guard, model, kind, parsed, decided, openCursor(cursor))), decided };
+  const planned: Planned<D> = { prepared: stage(SpanNames.plan, () => preparePlan(resolved, planOf(guard, model, kind, parsed, decided, openCursor(cursor)))), decided };
   if (store) {
     guard.prepared(model, planned);
     store.cache.offer(model, store.key, planned);
@@ -198,13 +201,14 @@ function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: Q
   const parsed = parseShape(kind, request.shape, guard.limits);
   const model = modelOfArray(rows);
   if (!model) return guard.untypedArray();
+  annotateQuery(() => ({ [Attr.entity]: model.name }));
   return yield* settled(guard, (function* (): Steps<ShapeResult<unknown>> {
     const begun = guard.begin(model);
     if (begun instanceof Promise) yield begun;
     const deciding = guard.decide(model, kind, parsed, getQueryString, false);
     const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
     const cursor = cursorBindingOf(model, kind, parsed, "memory", guard.cursors(decided));
-    return yield* ranAndTransformed(guard, kind, decided, cursor, () => runPlanInMemory(rows, planOf(guard, model, kind, parsed, decided, openCursor(cursor)), request.typed, getQueryString, memory));
+    return yield* ranAndTransformed(guard, kind, decided, cursor, () => runPlanInMemory(rows, stage(SpanNames.plan, () => planOf(guard, model, kind, parsed, decided, openCursor(cursor))), request.typed, getQueryString, memory));
   })());
 }
 
@@ -264,22 +268,22 @@ async function runAsync<T>(steps: Steps<unknown>): Promise<T> {
 
 /** The request's result: a database source's rows, or an array's. */
 export function runRows<T, D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>): Promise<ShapeResult<T>> {
-  return runAsync(pipeline(source, request, guard, { to: "rows" }));
+  return runAsync(queryRun(request.kind, pipeline(source, request, guard, { to: "rows" }), annotateResult));
 }
 
 /** An array's result, synchronously (the unguarded toList forms; their guard never waits). */
 export function runRowsSync<T, D>(rows: readonly object[], request: PipelineRequest, guard: QueryGuard<D>, memory?: MemoryOptions): ShapeResult<T> {
-  return runSync(pipeline(rows, request, guard, { to: "rows", memory }));
+  return runSync(queryRun(request.kind, pipeline(rows, request, guard, { to: "rows", memory }), annotateResult));
 }
 
 /** The statements the request would run, with the guard's decisions; nothing runs. */
 export function runStatements<D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>): Promise<{ statements: ShapeStatements; decided: D }> {
-  return runAsync(pipeline(source, request, guard, { to: "statements" }));
+  return runAsync(queryRun(request.kind, pipeline(source, request, guard, { to: "statements" }), () => {}));
 }
 
 /** The same, synchronously (the unguarded toStatements). */
 export function runStatementsSync<D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>): { statements: ShapeStatements; decided: D } {
-  return runSync(pipeline(source, request, guard, { to: "statements" }));
+  return runSync(queryRun(request.kind, pipeline(source, request, guard, { to: "statements" }), () => {}));
 }
 
 /** The plan, built and transformed, handed to `make` (a builder, a DynamicQuery, simulate's statement); the guard then pins what `make` returned. */

@@ -24,6 +24,9 @@ export const layers: readonly (readonly string[])[] = [
   ["lib/client"], // the browser client: shapes, errors and limits only
   ["lib/cache"], // bounded caches under a byte budget, digests, the plan cache
   ["lib/cursor"], // page cursors: sort keys sealed (AES-GCM) to the request they were made for
+  // OpenTelemetry spans through @opentelemetry/api only: the driver, the executor and the guard
+  // start them, so it sits below all of them and reads nothing of QueryLib's.
+  ["lib/telemetry"],
   ["lib/registry"], // what the Qp* decorators declare
   ["lib/model"], // TypeORM metadata as an EntityModel
   ["lib/dialect"],

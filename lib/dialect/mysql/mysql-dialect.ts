@@ -83,6 +83,7 @@ const textPatternOf = (collation: string) => ({ expr, kind, needle, pattern, ins
 const mysqlFamily = (collation: string): SqlDialect => ({
   ...sharedSql,
   name: "mysql",
+  dbSystem: "mysql",
   quote: (id) => `\`${id.replaceAll("`", "``")}\``,
   placeholder: () => "?",
   lower: mysqlLower(collation),

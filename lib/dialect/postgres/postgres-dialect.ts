@@ -38,6 +38,7 @@ const plainTextTypes: ReadonlySet<string> = new Set(["character varying", "varch
 export const postgres: SqlDialect = {
   ...sharedSql,
   name: "postgres",
+  dbSystem: "postgresql",
   quote: (id) => (id.includes('"') ? `"${id.replaceAll('"', '""')}"` : `"${id}"`),
   placeholder: (p) => `$${p}`,
   lower,

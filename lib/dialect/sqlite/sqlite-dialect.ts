@@ -77,6 +77,7 @@ function textPattern({ expr, kind, needle, pattern, insensitive, negated, bind }
 export const sqlite: SqlDialect = {
   ...sharedSql,
   name: "sqlite",
+  dbSystem: "sqlite",
   quote: doubleQuote,
   placeholder: () => "?",
   // SQLite's lower() is ASCII-only; ql_lower is registered on the connection (see functions.ts).
