@@ -12,6 +12,7 @@ export {
 export type { QuerySource } from "./pipeline/source.js";
 export { toListAsync, toListAsyncDynamic, toStatements } from "./api/to-list-async.js";
 export { setCursorSecrets } from "./pipeline/unguarded.js";
+export { exportRows, toCsv, toNdjson, type CsvOptions, type QpExportOptions } from "./api/export.js";
 export type { CursorSecret } from "./cursor/cursor-codec.js";
 export type { ShapeStatements } from "./pipeline/stages.js";
 export type { Statement } from "./compile/to-positional.js";

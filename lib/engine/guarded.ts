@@ -7,7 +7,8 @@
 // at execute (the engine's caches: guard/guarded-caches.ts).
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import type { ShapeStatements } from "../pipeline/stages.js";
-import { type AnySource, type Built, type PipelineRequest, runBuild, runRows, runStatements } from "../pipeline/driver.js";
+import { type AnySource, type Built, type PipelineRequest, runBuild, runExport, runRows, runStatements } from "../pipeline/driver.js";
+import { type QpExportOptions, exportOptionsOf } from "../api/export.js";
 import type { QuerySource } from "../pipeline/source.js";
 import { shapeKindOf } from "../parse/parse-shapes.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
@@ -61,6 +62,17 @@ export class GuardedQuery<T extends ObjectLiteral> {
 
   private run(kind: ShapeKind, shape: unknown, typed: boolean, getQueryString: boolean) {
     return runRows<T, GuardDecision>(this.source as AnySource, request(kind, shape, typed, getQueryString), this.guard(kind, shape));
+  }
+
+  /**
+   * Every row of a Filter or Segment this caller may read, in batches (api/export.ts): the
+   * forced predicates, drops and masks of toListAsync on every batch, decided and charged once,
+   * audited once when the export ends; the request's page is ignored. At most MaxExportRows rows,
+   * or CapExceeded before the first batch. Stop reading (break, `return()`) to stop the export.
+   */
+  exportAsync(shape?: FilterInput | SegmentInput | string | null, options?: QpExportOptions): AsyncGenerator<T[], void, undefined> {
+    const kind = shapeKindOf(shape);
+    return runExport<T, GuardDecision>(this.source as AnySource, request(kind, shape, true, false), this.guard(kind, shape), exportOptionsOf(options, this.engine.options.caps));
   }
 
   /**

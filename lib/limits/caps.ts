@@ -47,6 +47,8 @@ export interface QpCaps {
    * many and one more); above it, the planner's estimate, or no total where none may be given.
    */
   maxExactEstimate: number;
+  /** Rows of one export (exportRows, GuardedQuery.exportAsync, the export route): a larger result is refused before its first row. */
+  maxExportRows: number;
 }
 
 export const capDefaults: Readonly<QpCaps> = Object.freeze({
@@ -54,7 +56,7 @@ export const capDefaults: Readonly<QpCaps> = Object.freeze({
   defaultFieldCost: 1, maxAuditEvents: 10000, minGroupSize: 5, schemaDepth: 2, schemaCycleLimit: 2, maxSchemaFields: 2000,
   maxGroupDepth: 32, maxConditionSets: 100, maxRequestConditions: 250, maxConditionGroups: 100, maxValuesPerList: 100_000,
   maxValueLength: 10_000, maxFieldsPerList: 200, maxPathSegments: 10, maxSubqueries: 16, maxProtectedInValues: 10,
-  maxRequiredInValues: 10, maxCursorLength: 16_384, maxExactEstimate: 10_000,
+  maxRequiredInValues: 10, maxCursorLength: 16_384, maxExactEstimate: 10_000, maxExportRows: 1_000_000,
 });
 
 export const capMinimum = (cap: keyof QpCaps) => (cap === "defaultFieldCost" ? 0 : 1);

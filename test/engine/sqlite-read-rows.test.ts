@@ -120,9 +120,10 @@ describe("SQLite: QueryLib's reads on the driver's connection, as arrays", () =>
     const slowSql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT count(*) AS c FROM n";
     const rows = await readSqliteRows(dataSource, slowSql, [2_000_000]);
     assert.deepEqual(rows, [{ c: 2_000_000 }]);
-    assert.equal(logger.slow.length, 1);
-    assert.equal(logger.slow[0]!.sql, slowSql);
-    assert.ok(logger.slow[0]!.time > 1);
+    // Only this statement's entry: on a loaded machine the DataSource's own setup statements can pass 1 ms too.
+    const slow = logger.slow.filter((entry) => entry.sql === slowSql);
+    assert.equal(slow.length, 1);
+    assert.ok(slow[0]!.time > 1);
   });
 
   it("a failing statement is a QueryFailedError, logged once as a query and once as an error, whether preparing or running failed", async () => {

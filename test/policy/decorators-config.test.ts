@@ -346,6 +346,8 @@ describe("Policy options and caps", () => {
     maxCursorLength: 16_384,
     // count "estimated" counts exactly up to this many rows (#44).
     maxExactEstimate: 10_000,
+    // Rows of one export (#44).
+    maxExportRows: 1_000_000,
   };
   const pascal = (cap: string) => cap.charAt(0).toUpperCase() + cap.slice(1);
 
