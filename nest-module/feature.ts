@@ -8,9 +8,12 @@
 // shape with the module's caps (see run()); errors are the module's (QpExceptionFilter), audit is the
 // module's interceptor's, and the host's guards run first. Like the admin controller, each class
 // is made here because a controller's path is fixed when its class is defined.
-import { type CanActivate, Controller, type ExecutionContext, Get, HttpCode, Inject, Injectable, type DynamicModule, type OnModuleInit, Post, Req, type Type, UseFilters, UseGuards, createParamDecorator } from "@nestjs/common";
+import { type CanActivate, Controller, type ExecutionContext, Get, HttpCode, Inject, Injectable, type DynamicModule, type OnModuleInit, Post, Req, Res, type Type, UseFilters, UseGuards, createParamDecorator } from "@nestjs/common";
+import type { ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { ObjectLiteral, Repository } from "typeorm";
-import { type Filter, type QpPolicyContext, QpConfigurationError, applyPolicy } from "../lib/index.js";
+import { type Filter, type QpPolicyContext, QpConfigurationError, applyPolicy, toCsv, toNdjson } from "../lib/index.js";
 import type { QpShapeName } from "../lib/openapi/document.js";
 import { QpExceptionFilter, QpHttpError, requireJsonObject } from "./errors.js";
 import { QpContext, QpFilter, rawQueryOf } from "./params.js";
@@ -30,6 +33,12 @@ export interface QpFeatureEntity {
   readonly path: string;
   /** The shapes served; default all three. */
   readonly shapes?: readonly QpShapeName[];
+  /**
+   * Also mount `POST {path}/export` (a Filter or Segment body) and `GET {path}/export` (the filter
+   * query string): every row the caller may read, streamed as NDJSON, or CSV for `Accept: text/csv`
+   * (docs/NESTJS.md, "Exports"). Off by default: an export reads up to MaxExportRows rows.
+   */
+  readonly exports?: boolean;
 }
 
 export interface QpFeatureOptions {
@@ -47,9 +56,10 @@ const literalPath = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/;
 function checkEntry(entry: unknown, at: string): asserts entry is QpFeatureEntity {
   if (entry === null || typeof entry !== "object") throw new QpConfigurationError(`${at} must be { entity, path, shapes? }`);
   for (const key of Object.keys(entry)) {
-    if (!["entity", "path", "shapes"].includes(key)) throw new QpConfigurationError(`${at}.${key}: unknown option; expected entity, path or shapes`);
+    if (!["entity", "path", "shapes", "exports"].includes(key)) throw new QpConfigurationError(`${at}.${key}: unknown option; expected entity, path, shapes or exports`);
   }
   const e = entry as QpFeatureEntity;
+  if (e.exports !== undefined && typeof e.exports !== "boolean") throw new QpConfigurationError(`${at}.exports must be true or false`);
   if (typeof e.entity !== "function") throw new QpConfigurationError(`${at}.entity must be an entity class`);
   if (typeof e.path !== "string" || !literalPath.test(e.path)) {
     throw new QpConfigurationError(`${at}.path "${String(e.path)}" must be a literal path such as "customers" (letters, digits, . _ ~ - and /)`);
@@ -85,6 +95,38 @@ function run(instance: FeatureControllerInstance, kind: QpShapeName | null, shap
   return kind === null ? guarded.toListAsync(shape as Filter, sql) : guarded.toListAsyncOf(kind, shape, sql);
 }
 
+/**
+ * An export route: the rows stream as NDJSON (or CSV for `Accept: text/csv`) from the guarded
+ * export (api/export.ts). The first batch is read before anything is written, so a refusal (a
+ * denied field, CapExceeded past MaxExportRows) is the module's error response, not a truncated
+ * body; after that, each chunk is written when the client has taken the last (pipeline waits on
+ * the socket), and a client that goes away ends the pipeline, which returns the export's iterator:
+ * no further batch is read and the guard records its audit events once.
+ */
+async function exportTo(instance: FeatureControllerInstance, shape: unknown, context: QpPolicyContext, request: object, response: ServerResponse): Promise<void> {
+  const accept = String((request as { headers?: Record<string, unknown> }).headers?.accept ?? "");
+  const csv = /\btext\/csv\b/i.test(accept);
+  const batches = applyPolicy(instance.repository, context).exportAsync(shape as Filter);
+  const first = await batches.next();
+  const rest = async function* () {
+    if (!first.done) yield first.value;
+    yield* batches;
+  };
+  const chunks = csv ? toCsv(rest()) : toNdjson(rest());
+  response.statusCode = 200;
+  response.setHeader("content-type", csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8");
+  response.setHeader("content-disposition", `attachment; filename="${instance.route.publicName}.${csv ? "csv" : "ndjson"}"`);
+  try {
+    await pipeline(Readable.from(chunks), response);
+  } catch (error) {
+    // The client went away (or the export failed after its first rows): the body cannot say so; the connection is closed.
+    if (!response.destroyed) response.destroy(error as Error);
+  } finally {
+    // Ends the export however the pipeline ended (a no-op once it finished): no batch is read after it.
+    await batches.return(undefined);
+  }
+}
+
 /** A POST route's body, a JSON object (else 400 InvalidRequestBody); its shape is read by run(). */
 const jsonBody = createParamDecorator((_data: unknown, context: ExecutionContext) => requireJsonObject(context.switchToHttp().getRequest<{ body?: unknown }>().body));
 
@@ -110,7 +152,7 @@ function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptio
           `QueryLibModule.forFeature: ${entry.entity.name} is not exposed; expose it in QueryLibModule's configure: options.entities.expose(${entry.entity.name}, "<public name>")`,
         );
       }
-      this.route = { entity: entry.entity, publicName, path: normalizedPath(entry.path), shapes, sqlParameter };
+      this.route = { entity: entry.entity, publicName, path: normalizedPath(entry.path), shapes, sqlParameter, exports: entry.exports === true };
       this.repository = this.runtime.dataSource().getRepository(entry.entity as new () => ObjectLiteral);
       this.runtime.features.push(this.route);
     }
@@ -139,6 +181,23 @@ function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptio
     define("filterByQueryString", "GET", "filter", QpFilter({ entity: entry.entity, ignore }));
   }
   if (shapes.includes("segment")) define("segment", "POST", "segment", jsonBody());
+  if (entry.exports === true) {
+    const defineExport = (name: string, method: "GET" | "POST", parameter: ParameterDecorator) => {
+      prototype[name] = async function (this: FeatureControllerInstance, body: unknown, context: QpPolicyContext, request: object, response: ServerResponse) {
+        await exportTo(this, body, context, request, response);
+      };
+      Object.defineProperty(prototype[name], "name", { value: name });
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, name)!;
+      parameter(prototype, name, 0);
+      QpContext()(prototype, name, 1);
+      Req()(prototype, name, 2);
+      Res()(prototype, name, 3);
+      if (method === "POST") Post("export")(prototype, name, descriptor);
+      else Get("export")(prototype, name, descriptor);
+    };
+    defineExport("exportByBody", "POST", jsonBody());
+    defineExport("exportByQueryString", "GET", QpFilter({ entity: entry.entity, ignore }));
+  }
   if (shapes.includes("summary")) define("summary", "POST", "summary", jsonBody());
 
   Controller(normalizedPath(entry.path))(QpEntityQueryController);

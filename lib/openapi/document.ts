@@ -16,6 +16,8 @@ export interface QpOpenApiRoute {
   readonly path: string;
   readonly shapes: readonly QpShapeName[];
   readonly sqlParameter: boolean;
+  /** `{path}/export` is mounted (forFeature's `exports`). */
+  readonly exports?: boolean;
 }
 
 export interface QpOpenApiDocument {
@@ -102,6 +104,28 @@ export function openApiDocumentOf(routes: readonly QpOpenApiRoute[], caps: QpCap
     }
     if (route.shapes.includes("segment")) paths[url("segment")] = { post: post("segment", `${prefix}Segment`, `Segment ${route.publicName}: condition sets joined by set operations`) };
     if (route.shapes.includes("summary")) paths[url("summary")] = { post: post("summary", `${prefix}Summary`, `Summary of ${route.publicName}: groups and aggregates`) };
+    if (route.exports) {
+      const streamed = {
+        200: {
+          description: "Every row the caller may read (masks applied), streamed: NDJSON, or CSV for Accept: text/csv (formula cells escaped). At most MaxExportRows rows, else 400 CapExceeded before any row",
+          content: { "application/x-ndjson": { schema: { type: "string" } }, "text/csv": { schema: { type: "string" } } },
+        },
+        ...errorResponses,
+      };
+      const exportParameters = queryParameters(prefix, fields, false).filter((p) => !["page", "pageSize", "after", "before", "count"].includes((p as { name: string }).name));
+      paths[url("export")] = {
+        post: {
+          tags: [route.publicName], summary: `Export ${route.publicName}: every row of a Filter or Segment (JSON body; its page is ignored)`, operationId: `${route.publicName}_export`,
+          requestBody: { required: true, content: { "application/json": { schema: { oneOf: [ref(`${prefix}Filter`), ref(`${prefix}Segment`)] } } } },
+          responses: streamed,
+        },
+        get: {
+          tags: [route.publicName], summary: `Export ${route.publicName} (query string)`, operationId: `${route.publicName}_exportByQueryString`,
+          parameters: exportParameters,
+          responses: streamed,
+        },
+      };
+    }
   }
   return {
     openapi: "3.1.0",

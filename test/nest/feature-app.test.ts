@@ -623,10 +623,47 @@ describe("QueryLibModule.forFeature: a feature app with no query controller of i
     });
 
     // Last, after every other suite of this target: the app's own OpenAPI document against what it answered.
+    describe("exports (exports: true)", () => {
+      const raw = async (method: "GET" | "POST", path: string, claims: Claims, accept: string, body?: unknown) => {
+        const response = await fetch(`${f.url}${path}`, {
+          method, headers: { "x-test-claims": JSON.stringify(claims), accept, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+        return { status: response.status, type: response.headers.get("content-type") ?? "", disposition: response.headers.get("content-disposition") ?? "", text: await response.text() };
+      };
+
+      it("NDJSON by default: the tenant's rows, masked, every one once; the same by GET", async () => {
+        for (const tenant of featureTenants) {
+          const reply = await raw("POST", "/patients/export", staff(tenant), "*/*", { selects: ["id", "tenantId", "email"], orders: [{ sort: 1, field: "id" }] });
+          expect(reply.status, reply.text).to.equal(200);
+          expect(reply.type).to.match(/^application\/x-ndjson/);
+          expect(reply.disposition).to.equal('attachment; filename="patients.ndjson"');
+          const rows = reply.text.trimEnd().split("\n").map((line) => JSON.parse(line) as { id: number; tenantId: string; email: string | null });
+          expect(rows.map((r) => r.id)).to.deep.equal(idsOf(patientsOf(tenant)));
+          expect(new Set(rows.map((r) => r.tenantId))).to.deep.equal(new Set([tenant]));
+          expect(rows.map((r) => r.email)).to.deep.equal(patientsOf(tenant).map((p) => (p.email === null ? null : maskEmail(p.email))));
+          const byGet = await raw("GET", "/patients/export?select=id,tenantId,email&order=id", staff(tenant), "application/x-ndjson");
+          expect(byGet.text).to.equal(reply.text);
+        }
+      });
+
+      it("CSV for Accept: text/csv, with a header; a refused request is the module's error, not a stream", async () => {
+        const reply = await raw("GET", "/patients/export?select=id,name&order=id", staff("t-1"), "text/csv");
+        expect(reply.status, reply.text).to.equal(200);
+        expect(reply.type).to.match(/^text\/csv/);
+        const lines = reply.text.trimEnd().split("\n");
+        expect(lines[0]).to.equal("id,name");
+        expect(lines.length).to.equal(patientsOf("t-1").length + 1);
+        const denied = await raw("POST", "/patients/export", staff("t-1"), "text/csv", { selects: ["nationalId"] });
+        expect(denied.status).to.be.within(400, 403);
+        expect(JSON.parse(denied.text).code).to.be.a("string");
+        expect((await raw("POST", "/clinics/export", staff("t-1"), "*/*", {})).status, "clinics have no export").to.equal(404);
+      });
+    });
+
     describe("its OpenAPI document", () => {
       it("describes every body this app answered 200 above (canonically written), and lists exactly its routes", () => {
         const document = queryLibOpenApiDocument(f.app);
-        expect(Object.keys(document.paths).sort()).to.deep.equal(["/clinics/filter", "/clinics/summary", "/patients/filter", "/patients/segment", "/patients/summary"]);
+        expect(Object.keys(document.paths).sort()).to.deep.equal(["/clinics/filter", "/clinics/summary", "/patients/export", "/patients/filter", "/patients/segment", "/patients/summary"]);
         const ajv = new Ajv2020({ strict: false });
         ajv.addSchema({ $id: "feature", components: document.components });
         const parsers = { filter: parseFilter, segment: parseSegment, summary: parseSummary } as const;

@@ -48,7 +48,7 @@ export function featureAppModule(dataSource: DataSource, sink: QpInMemoryAuditSi
     imports: [
       QueryLibModule.forRoot(featureRootOptions(dataSource, sink)),
       QueryLibModule.forFeature([
-        { entity: Patient, path: "patients" },
+        { entity: Patient, path: "patients", exports: true },
         { entity: Clinic, path: "clinics", shapes: ["filter", "summary"] },
       ], { guards: [StaffGuard] }),
     ],
