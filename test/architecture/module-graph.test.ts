@@ -23,6 +23,7 @@ export const layers: readonly (readonly string[])[] = [
   ["lib/limits"], // QpCaps and capDefaults: every request's bounds
   ["lib/client"], // the browser client: shapes, errors and limits only
   ["lib/cache"], // bounded caches under a byte budget, digests, the plan cache
+  ["lib/privacy"], // exact noise samplers (discrete Laplace): integer math on node:crypto, no imports of lib/
   ["lib/registry"], // what the Qp* decorators declare
   ["lib/model"], // TypeORM metadata as an EntityModel
   ["lib/dialect"],
