@@ -43,5 +43,6 @@ export {
 export { QpTypeOrmBudgetLedger, QpBudgetRecord, type QpTypeOrmBudgetLedgerOptions } from "./budget/typeorm-ledger.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
 export type { QpPolicyHealth } from "./decisions/snapshot.js";
-export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./admin/admin.js";
+export type { SchemaResponse, SchemaField, SchemaNode, SchemaPrivacy, ExplainResponse, ExplainDecision, SimulateResponse } from "./admin/admin.js";
+export { type QpPrivateOptions, defaultPrivateEpsilon } from "./privacy/private-options.js";
 export { UnknownEntity } from "./admin/admin.js";

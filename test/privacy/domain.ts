@@ -1,0 +1,39 @@
+// The private-aggregates domain (#45): branches with accounts. Account.balance is private for
+// every caller (QpPrivate, not selectable); Account.score is private only for callers a Private
+// rule names (the role "analyst"), so the same attack can be run with and without the protection.
+import "reflect-metadata";
+import { Column, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
+import { QpEntityCatalogue, QpNoSelect, QpPrivate } from "../../lib/index.js";
+
+@Entity("pa_branch")
+export class PaBranch {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @Column({ type: "varchar", length: 40 }) name!: string;
+  @OneToMany(() => PaAccount, (a) => a.branch) accounts!: PaAccount[];
+}
+
+@Entity("pa_account")
+export class PaAccount {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @Column({ type: "varchar", length: 20 }) segment!: string;
+  @QpNoSelect() @QpPrivate({ lower: 0, upper: 10000, granularity: 1 }) @Column({ type: "int" }) balance!: number;
+  @Column({ type: "int" }) score!: number;
+  @Column({ type: "int" }) branchId!: number;
+  @ManyToOne(() => PaBranch, (b) => b.accounts) @JoinColumn({ name: "branchId" }) branch!: PaBranch;
+}
+
+export const privacyEntities = [PaBranch, PaAccount];
+export const privacyCatalogue = () => new QpEntityCatalogue().expose(PaAccount, "accounts").expose(PaBranch, "branches");
+
+/** The score rule's settings: analysts aggregate Account.score between 300 and 850. */
+export const scoreBounds = { lower: 300, upper: 850, granularity: 1, epsilon: 0.25 } as const;
+
+/** 2 branches, 24 accounts in 3 segments; balances and scores spread so that a bisection has work to do. */
+export function privacyData(): { branches: PaBranch[]; accounts: PaAccount[] } {
+  const branches = [1, 2].map((id) => Object.assign(new PaBranch(), { id, name: `B${id}` }));
+  const accounts = Array.from({ length: 24 }, (_, i) => Object.assign(new PaAccount(), {
+    id: i + 1, segment: ["retail", "business", "private"][i % 3]!, balance: (i * 389 + 17) % 10000, score: 300 + ((i * 97 + 11) % 551), branchId: (i % 2) + 1,
+  }));
+  for (const b of branches) b.accounts = accounts.filter((a) => a.branchId === b.id);
+  return { branches, accounts };
+}
