@@ -27,6 +27,7 @@ import { copyTrace } from "../guard/trace.js";
 import type { PolicyTrace } from "../shapes/policy-trace.js";
 import type { ConditionGroup, Filter } from "../shapes/shapes.js";
 import type { Placements } from "../guard/placements.js";
+import { privateAggregators } from "../guard/privacy-channels.js";
 
 export const UnknownEntity = "UnknownEntity";
 
@@ -61,19 +62,17 @@ export interface SchemaField {
   /**
    * The field is private for the caller (#45, docs/POLICY.md "Private aggregates"): its public
    * bounds, granularity and ε per aggregate, and the aggregates it may take; null when it is not.
-   * Where, Order and Group are then not among its features.
+   * Where, Select, Order, Group and Segment are then not among its features.
    */
   private: SchemaPrivacy | null;
 }
 export interface SchemaPrivacy { lower: number; upper: number; granularity: number; epsilon: number; aggregators: string[]; source: string }
-/** What a field private for the caller may be aggregated with (the rest are refused: guard/privacy-channels.ts). */
-export const privateAggregators = ["Count", "CountDistinct", "Sumation", "Average"] as const;
 function schemaPrivacy(decisions: DecisionTable, step: PolicyMember): SchemaPrivacy | null {
   const p = decisions.privacy(step);
   return p && { lower: p.lower, upper: p.upper, granularity: p.granularity, epsilon: p.epsilon, aggregators: [...privateAggregators], source: p.source };
 }
 /** The features a private field never takes (its values would be compared or ranked exactly). */
-const closedByPrivacy: readonly PolicyFeature[] = [PolicyFeature.Where, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Segment];
+const closedByPrivacy: readonly PolicyFeature[] = [PolicyFeature.Where, PolicyFeature.Select, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Segment];
 export interface SchemaNode { path: string; parent: string; entity: string; depth: number; expanded: boolean; remainingDepth: number }
 export interface SchemaResponse {
   entity: string; roots: string[]; depth: number; maxDepth: number; truncated: boolean;

@@ -42,6 +42,14 @@ const deniedCode: Record<number, PolicyErrorCode> = {
   [PolicyFeature.Segment]: PolicyErrorCode.FieldDeniedForSegment,
 };
 
+/** The code a use of a field private for the caller is refused with (#45, privacy-channels.ts), per feature. */
+const privateChannelCode: Record<number, PolicyErrorCode> = {
+  [PolicyFeature.Where]: PolicyErrorCode.PrivateFieldDeniedForWhere,
+  [PolicyFeature.Segment]: PolicyErrorCode.PrivateFieldDeniedForWhere,
+  [PolicyFeature.Order]: PolicyErrorCode.PrivateFieldDeniedForOrder,
+  [PolicyFeature.Group]: PolicyErrorCode.PrivateFieldDeniedForGroup,
+};
+
 /** The trace's reason on a use that relies on an inference risk its field accepts. */
 const accepted = (guard: InferenceGuard, risk: InferenceRisk) => (guard.accepted.has(risk) ? `inference risk accepted: ${risk} (${guard.source})` : undefined);
 
@@ -189,6 +197,18 @@ export class Sanitizer {
     const scoped = "path" in ref ? this.scopedNavigation(ref, feature) : null;
     let decision = scoped ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
+    // A field private for the caller (#45): refused in a condition, key or order whatever the
+    // features decide (each would answer for single values exactly), and not selectable.
+    const privacy = this.decisions.privacy(ref.end);
+    if (privacy && privateChannelCode[feature] !== undefined) {
+      const use = feature === PolicyFeature.Segment ? "a Segment's conditions" : feature === PolicyFeature.Where ? "a condition" : `${name}`;
+      this.refuse(privateChannelCode[feature]!, `${ref.publicPath} is private for this caller (${privacy.source}): it cannot be used in ${use}; only Count, CountDistinct, Sumation and Average of it are answered`,
+        where, ref.publicPath, name, privacy, false, ref.end);
+      return true; // a dry run goes on, as after any refusal it records
+    }
+    if (privacy && feature === PolicyFeature.Select && decision.effect !== PolicyEffect.Deny) {
+      decision = { feature, effect: PolicyEffect.Deny, level: privacy.level, source: privacy.source, overridden: [] };
+    }
     // Ordering by a field the caller sees transformed ranks its stored values (decisions/inference.ts).
     const guard = feature === PolicyFeature.Order && decision.effect !== PolicyEffect.Deny ? this.guardOf(ref.end) : null;
     if (guard && !guard.orderable) decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [] };

@@ -3,7 +3,7 @@
 // Entity.field); a Private rule makes a field private for its subjects, refused on write in the
 // same words when its settings are bad, and survives the relational rule store; explain and the
 // schema show the public bounds to the callers the field is private for, and offer no Where,
-// Order, Group or Segment on it.
+// Select, Order, Group or Segment on it.
 import "reflect-metadata";
 import { expect } from "chai";
 import { Column, DataSource, Entity, ManyToOne, PrimaryColumn } from "typeorm";
@@ -99,14 +99,14 @@ describe("Private aggregates: declared privacy (QpPrivate and Private rules)", (
     expect((await e.listRulesAsync()).length).to.equal(0);
   });
 
-  it("explain and the schema show the public bounds to the callers the field is private for, and offer no Where, Order, Group or Segment on it", async () => {
+  it("explain and the schema show the public bounds to the callers the field is private for, and offer no Where, Select, Order, Group or Segment on it", async () => {
     const e = new QpPolicyEngine({ entities: privacyCatalogue() }, { ruleStore: new QpInMemoryRuleStore() });
     const rule = await e.upsertRuleAsync(scoreRule);
-    const closed = ["Where", "Order", "Group", "Segment"];
+    const closed = ["Where", "Select", "Order", "Group", "Segment"];
     for (const context of [await analyst(e), await clerk(e)]) {
       const balance = (await e.explainAsync("accounts", { field: "balance" }, context)) as ExplainResponse;
       expect(balance.private).to.deep.equal({ lower: 0, upper: 10000, granularity: 1, epsilon: 0.5, aggregators: ["Count", "CountDistinct", "Sumation", "Average"], source: "QpPrivate on PaAccount.balance" });
-      for (const d of balance.decisions) expect(d.effect, d.feature).to.equal(closed.includes(d.feature) || d.feature === "Select" ? PolicyEffect.Deny : PolicyEffect.Allow);
+      for (const d of balance.decisions) expect(d.effect, d.feature).to.equal(closed.includes(d.feature) ? PolicyEffect.Deny : PolicyEffect.Allow);
     }
     const forAnalyst = (await e.explainAsync("accounts", { field: "score" }, await analyst(e))) as ExplainResponse;
     expect(forAnalyst.private).to.deep.equal({ ...scoreBounds, aggregators: ["Count", "CountDistinct", "Sumation", "Average"], source: `rule ${rule.id}` });
@@ -118,7 +118,7 @@ describe("Private aggregates: declared privacy (QpPrivate and Private rules)", (
     const fieldOf = async (context: QpPolicyContext, path: string) => (await e.schemaAsync("accounts", {}, context)).fields.find((f) => f.path === path)!;
     const score = await fieldOf(await analyst(e), "score");
     expect(score.private).to.deep.include({ lower: 300, upper: 850, granularity: 1, epsilon: 0.25 });
-    expect(score.features).to.deep.equal(["Select", "Aggregate"]);
+    expect(score.features).to.deep.equal(["Aggregate"]);
     expect(score.operators).to.deep.equal([]);
     const clerkScore = await fieldOf(await clerk(e), "score");
     expect(clerkScore.private).to.equal(null);

@@ -3,12 +3,14 @@
 // rule names (the role "analyst"), so the same attack can be run with and without the protection.
 import "reflect-metadata";
 import { Column, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
-import { QpEntityCatalogue, QpNoSelect, QpPrivate } from "../../lib/index.js";
+import { MaskStrategy, QpEntityCatalogue, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
 
 @Entity("pa_branch")
 export class PaBranch {
   @PrimaryColumn({ type: "int" }) id!: number;
   @Column({ type: "varchar", length: 40 }) name!: string;
+  /** Private for analysts by a rule (reserveBounds): reached from an account, one per account of the branch. */
+  @Column({ type: "int" }) reserve!: number;
   @OneToMany(() => PaAccount, (a) => a.branch) accounts!: PaAccount[];
 }
 
@@ -18,6 +20,8 @@ export class PaAccount {
   @Column({ type: "varchar", length: 20 }) segment!: string;
   @QpNoSelect() @QpPrivate({ lower: 0, upper: 10000, granularity: 1 }) @Column({ type: "int" }) balance!: number;
   @Column({ type: "int" }) score!: number;
+  /** Masked: under inference protection and a guess budget, an Equal on it is a charged guess (the no-charge test). */
+  @QpMask({ strategy: MaskStrategy.Full }) @Column({ type: "varchar", length: 20 }) holder!: string;
   @Column({ type: "int" }) branchId!: number;
   @ManyToOne(() => PaBranch, (b) => b.accounts) @JoinColumn({ name: "branchId" }) branch!: PaBranch;
 }
@@ -27,13 +31,16 @@ export const privacyCatalogue = () => new QpEntityCatalogue().expose(PaAccount, 
 
 /** The score rule's settings: analysts aggregate Account.score between 300 and 850. */
 export const scoreBounds = { lower: 300, upper: 850, granularity: 1, epsilon: 0.25 } as const;
+/** The reserve rule's settings. */
+export const reserveBounds = { lower: 0, upper: 1_000_000, granularity: 100 } as const;
 
 /** 2 branches, 24 accounts in 3 segments; balances and scores spread so that a bisection has work to do. */
 export function privacyData(): { branches: PaBranch[]; accounts: PaAccount[] } {
-  const branches = [1, 2].map((id) => Object.assign(new PaBranch(), { id, name: `B${id}` }));
+  const branches = [1, 2].map((id) => Object.assign(new PaBranch(), { id, name: `B${id}`, reserve: id * 120_000 + 3_400 }));
   const accounts = Array.from({ length: 24 }, (_, i) => Object.assign(new PaAccount(), {
-    id: i + 1, segment: ["retail", "business", "private"][i % 3]!, balance: (i * 389 + 17) % 10000, score: 300 + ((i * 97 + 11) % 551), branchId: (i % 2) + 1,
+    id: i + 1, segment: ["retail", "business", "private"][i % 3]!, balance: (i * 389 + 17) % 10000, score: 300 + ((i * 97 + 11) % 551), holder: `H${i + 1}`, branchId: (i % 2) + 1,
   }));
   for (const b of branches) b.accounts = accounts.filter((a) => a.branchId === b.id);
+  for (const a of accounts) a.branch = branches.find((b) => b.id === a.branchId)!;
   return { branches, accounts };
 }
