@@ -47,6 +47,11 @@ export interface PlanAdditions {
    * names, values from the context): put on every hop into it (tenant-navigation.ts).
    */
   readonly navigation?: ReadonlyMap<Function, readonly Condition[]>;
+  /**
+   * A Summary's Sumation and Average of a field private for the caller (#45), by alias: each
+   * contribution clamped to the field's public bounds (Aggregate.clamp) before it is summed.
+   */
+  readonly clamps?: ReadonlyMap<string, { readonly lower: number; readonly upper: number }>;
 }
 
 /**
@@ -72,7 +77,7 @@ function andForced(forced: readonly Predicate[], caller: Predicate | null): Pred
 /** `predicates`: the forced conditions as plan nodes, when the caller built them already (a guarded builder pins them too). */
 export function transformPlan(original: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
   const { forced, floor } = additions;
-  const planned = scopedHops(pagedAndProjected(original, additions), additions.navigation);
+  const planned = clampedAggregates(scopedHops(pagedAndProjected(original, additions), additions.navigation), additions.clamps);
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
   predicates ??= forcedPredicates(planned.plan.root, forced);
   const implied = withoutImpliedBy(predicates);
@@ -96,6 +101,28 @@ export function transformPlan(original: ShapePlan, additions: PlanAdditions, pre
       return { kind: "summary", plan: { ...plan, aggregates: [...plan.aggregates, count], having } };
     }
   }
+}
+
+/**
+ * The clamps of private aggregates put on their plan nodes; the orders and Having that point at
+ * a replaced node point at its replacement (the policy refuses both on a private aggregate, so
+ * this only keeps the plan's references whole).
+ */
+function clampedAggregates(planned: ShapePlan, clamps: PlanAdditions["clamps"]): ShapePlan {
+  if (planned.kind !== "summary" || !clamps || clamps.size === 0) return planned;
+  const replaced = new Map<Aggregate, Aggregate>();
+  const aggregates = planned.plan.aggregates.map((a) => {
+    const clamp = clamps.get(a.alias);
+    if (!clamp) return a;
+    const next = { ...a, clamp };
+    replaced.set(a, next);
+    return next;
+  });
+  if (replaced.size === 0) return planned;
+  const having = (h: HavingPredicate): HavingPredicate =>
+    h.kind === "compare-aggregate" ? { ...h, aggregate: replaced.get(h.aggregate) ?? h.aggregate } : { ...h, items: h.items.map(having) };
+  const orders = planned.plan.orders.map((o) => ("alias" in o.target && replaced.has(o.target) ? { ...o, target: replaced.get(o.target)! } : o));
+  return { kind: "summary", plan: { ...planned.plan, aggregates, orders, having: planned.plan.having && having(planned.plan.having) } };
 }
 
 const noKeys: ReadonlySet<string> = new Set();

@@ -27,9 +27,11 @@ export const privateAggregators: readonly Aggregator[] = [Aggregator.Count, Aggr
 export const onlyPrivateAggregates = "only Count, CountDistinct, Sumation and Average of it are answered";
 
 /** An aggregate of a private field: an extreme, or one reached through a navigation, is refused. */
-export function refusePrivateAggregate(s: Sanitizer, ref: Reference, aggregator: Aggregator, where: string): void {
+export function refusePrivateAggregate(s: Sanitizer, ref: Reference, aggregator: Aggregator, where: string, alias: string | null): void {
   const privacy = s.decisions.privacy(ref.end);
   if (!privacy) return;
+  // Allowed ones are summed over clamped contributions (plan-pass.ts puts the clamp on the plan).
+  if ((aggregator === Aggregator.Sumation || aggregator === Aggregator.Average) && alias) s.privateClamps.set(alias.trim(), { lower: privacy.lower, upper: privacy.upper });
   if (!privateAggregators.includes(aggregator)) {
     s.refuse(PolicyErrorCode.PrivateFieldDeniedForAggregate, `${aggregator} of ${ref.publicPath} is one of its values, and ${ref.publicPath} is private for this caller (${privacy.source}); ${onlyPrivateAggregates}`, where, ref.publicPath, "Aggregate", privacy, false, ref.end);
   }

@@ -85,7 +85,7 @@ function sanitizeAggregates(s: Sanitizer, aggregates: readonly AggregateBy[]): v
     const where = `groupBy.aggregateBy[${i}].field`;
     const ref = reference(s.root, a.field, where);
     s.allow(ref, PolicyFeature.Aggregate, where, false);
-    refusePrivateAggregate(s, ref, a.aggregator, where);
+    refusePrivateAggregate(s, ref, a.aggregator, where, a.alias);
     s.checkReference(ref, where);
     s.placements.place(where, ref);
     const chain = s.aggregatable(ref, where, "Aggregate");

@@ -83,6 +83,8 @@ export class Sanitizer {
   readonly decidedKeys = new Set<string>();
   /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
   floor: number;
+  /** A Summary's Sumation and Average of a private field, by alias: clamped to its bounds (#45, plan-pass.ts). */
+  readonly privateClamps = new Map<string, { lower: number; upper: number }>();
 
   constructor(
     readonly options: QpPolicyOptions,
@@ -265,6 +267,7 @@ export class Sanitizer {
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
       selectKeys: this.selectKeys,
+      ...(this.privateClamps.size ? { clamps: this.privateClamps } : {}),
     };
     return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns };
   }

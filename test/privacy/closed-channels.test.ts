@@ -8,33 +8,17 @@
 // of the root's own private column are answered (noise comes in a later step). A refused request
 // charges no budget: a counting ledger sees no charge, and sees the one an allowed guess makes.
 import assert from "node:assert/strict";
-import type { DataSource, ObjectLiteral } from "typeorm";
+import type { ObjectLiteral } from "typeorm";
 import {
   type GuardedQuery, type IQpBudgetLedger, PolicyErrorCode, type QpBudgetCharge, QpInMemoryBudgetLedger, QpInMemoryRuleStore, QpPolicyContext,
   QpPolicyEngine, QpSubjectKind, QpTier, applyPolicy,
 } from "../../lib/index.js";
-import { openIsolatedDatabase } from "../support/databases.js";
-import { describeOnTargets, targets, type Target } from "../support/targets.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 import { expectPolicyError } from "../policy/helpers.js";
-import { PaAccount, PaBranch, privacyCatalogue, privacyData, privacyEntities, reserveBounds, scoreBounds } from "./domain.js";
+import { PaAccount, PaBranch, privacyCatalogue, privacyData, privacyDatabase, reserveBounds, scoreBounds } from "./domain.js";
 
 type Row = Record<string, unknown>;
 type Shape = Record<string, unknown>;
-
-const opened = new Map<string, Promise<DataSource>>();
-function privacyDatabase(dialect: Exclude<Target, "memory">): Promise<DataSource> {
-  let pending = opened.get(dialect);
-  if (!pending) {
-    opened.set(dialect, (pending = (async () => {
-      const dataSource = await openIsolatedDatabase(dialect, "querylib_private", privacyEntities);
-      const data = privacyData();
-      await dataSource.getRepository(PaBranch).insert(data.branches.map(({ id, name, reserve }) => ({ id, name, reserve })));
-      await dataSource.getRepository(PaAccount).insert(data.accounts.map(({ branch: _b, ...row }) => row) as never[]);
-      return dataSource;
-    })()));
-  }
-  return pending;
-}
 
 const cond = (field: string, operator: string, values: unknown[], sort = 1) => ({ sort, field, operator, values, ...(values.every((v) => typeof v === "number") && values.length ? { dataType: "Number" } : {}) });
 const and = (...conditions: Shape[]) => ({ sort: 1, connector: "And", conditions, subConditionGroups: [] });

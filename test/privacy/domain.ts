@@ -2,8 +2,10 @@
 // every caller (QpPrivate, not selectable); Account.score is private only for callers a Private
 // rule names (the role "analyst"), so the same attack can be run with and without the protection.
 import "reflect-metadata";
-import { Column, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
+import { Column, type DataSource, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
 import { MaskStrategy, QpEntityCatalogue, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
+import { openIsolatedDatabase } from "../support/databases.js";
+import type { Dialect } from "../support/target-list.js";
 
 @Entity("pa_branch")
 export class PaBranch {
@@ -44,3 +46,20 @@ export function privacyData(): { branches: PaBranch[]; accounts: PaAccount[] } {
   for (const a of accounts) a.branch = branches.find((b) => b.id === a.branchId)!;
   return { branches, accounts };
 }
+
+const opened = new Map<string, Promise<DataSource>>();
+/** The domain in a database of its own per dialect ("querylib_private"), opened and seeded once per process. */
+export function privacyDatabase(dialect: Dialect): Promise<DataSource> {
+  let pending = opened.get(dialect);
+  if (!pending) {
+    opened.set(dialect, (pending = (async () => {
+      const dataSource = await openIsolatedDatabase(dialect, "querylib_private", privacyEntities);
+      const data = privacyData();
+      await dataSource.getRepository(PaBranch).insert(data.branches.map(({ id, name, reserve }) => ({ id, name, reserve })));
+      await dataSource.getRepository(PaAccount).insert(data.accounts.map(({ branch: _b, ...row }) => row) as never[]);
+      return dataSource;
+    })()));
+  }
+  return pending;
+}
+
