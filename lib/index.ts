@@ -24,7 +24,7 @@ export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
 export { QpPolicyContext, type QpSubject } from "./shapes/policy-context.js";
 export { type QpPolicyProviders } from "./engine/providers.js";
 export { QpPolicyEngine, QpPolicy, addQpPolicies } from "./engine/engine.js";
-export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue } from "./decisions/options.js";
+export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpGuessBudget, type QpGuessBudgetInput, type QpPrivacyBudget, type QpPrivacyBudgetInput, QpEntityCatalogue } from "./decisions/options.js";
 export { QpConfigurationError, QpPolicyConfigurationError } from "./errors/configuration-error.js";
 export { type QpCaps, capDefaults } from "./limits/caps.js";
 export { applyPolicy, GuardedQuery, type GuardedResult, policyTraceOf } from "./engine/guarded.js";

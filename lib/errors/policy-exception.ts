@@ -31,6 +31,8 @@ export enum PolicyErrorCode {
   PrivateFieldDeniedForAggregate = 30,
   /** An aggregate of a private field reached through a navigation: one owner's value would count once per row that reaches it. */
   PrivateAggregateAcrossNavigation = 31,
+  /** The caller's privacy budget (QpPolicyOptions.privacyBudget) cannot pay for the request's private aggregates in this window: HTTP 429. */
+  PrivacyBudgetExhausted = 32,
 }
 
 export class PolicyException extends LogicException {

@@ -26,6 +26,8 @@ import { scopedHops } from "../decisions/tenant-navigation.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";
+/** The hidden aggregate that carries each group's size for the noise of private Averages (#45). */
+export const privateCountAlias = "__qlPrivateCount";
 
 /** What the policy adds to a plan: forced conditions (real names, values from the context), the group floor, the page and the projection. */
 export interface PlanAdditions {
@@ -52,6 +54,8 @@ export interface PlanAdditions {
    * contribution clamped to the field's public bounds (Aggregate.clamp) before it is summed.
    */
   readonly clamps?: ReadonlyMap<string, { readonly lower: number; readonly upper: number }>;
+  /** The Summary has private aggregates: a hidden COUNT(*) gives each group's row count to the noise of its Averages (#45). */
+  readonly privateCount?: boolean;
 }
 
 /**
@@ -77,7 +81,7 @@ function andForced(forced: readonly Predicate[], caller: Predicate | null): Pred
 /** `predicates`: the forced conditions as plan nodes, when the caller built them already (a guarded builder pins them too). */
 export function transformPlan(original: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
   const { forced, floor } = additions;
-  const planned = clampedAggregates(scopedHops(pagedAndProjected(original, additions), additions.navigation), additions.clamps);
+  const planned = withPrivateCount(clampedAggregates(scopedHops(pagedAndProjected(original, additions), additions.navigation), additions.clamps), additions.privateCount === true);
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
   predicates ??= forcedPredicates(planned.plan.root, forced);
   const implied = withoutImpliedBy(predicates);
@@ -125,6 +129,14 @@ function clampedAggregates(planned: ShapePlan, clamps: PlanAdditions["clamps"]):
   return { kind: "summary", plan: { ...planned.plan, aggregates, orders, having: planned.plan.having && having(planned.plan.having) } };
 }
 
+/** The hidden COUNT(*) of a Summary with private aggregates (a caller's alias cannot take its name). */
+function withPrivateCount(planned: ShapePlan, wanted: boolean): ShapePlan {
+  if (!wanted || planned.kind !== "summary") return planned;
+  const clash = planned.plan.aggregates.findIndex((a) => a.alias.toLowerCase() === privateCountAlias.toLowerCase());
+  if (clash >= 0) fail(Codes.AggregationAliasesMustBeUnique, `alias "${privateCountAlias}" is reserved for private aggregates`, `groupBy.aggregateBy[${clash}].alias`);
+  return { kind: "summary", plan: { ...planned.plan, aggregates: [...planned.plan.aggregates, { alias: privateCountAlias, aggregator: Aggregator.Count, value: null }] } };
+}
+
 const noKeys: ReadonlySet<string> = new Set();
 
 /** The injected page where the request named none; a Filter's or Segment's projection as the policy decided it. */
@@ -140,7 +152,8 @@ function pagedAndProjected(planned: ShapePlan, additions: PlanAdditions): ShapeP
 
 /** The keys a plan transform adds to every result row, which the policy removes before returning it. */
 export function hiddenKeysOf(kind: ShapePlan["kind"], additions: PlanAdditions): readonly string[] {
-  return kind === "summary" && additions.floor > 1 ? [groupFloorAlias] : [];
+  if (kind !== "summary") return [];
+  return [...(additions.floor > 1 ? [groupFloorAlias] : []), ...(additions.privateCount ? [privateCountAlias] : [])];
 }
 
 /**

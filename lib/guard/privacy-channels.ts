@@ -30,8 +30,17 @@ export const onlyPrivateAggregates = "only Count, CountDistinct, Sumation and Av
 export function refusePrivateAggregate(s: Sanitizer, ref: Reference, aggregator: Aggregator, where: string, alias: string | null): void {
   const privacy = s.decisions.privacy(ref.end);
   if (!privacy) return;
-  // Allowed ones are summed over clamped contributions (plan-pass.ts puts the clamp on the plan).
-  if ((aggregator === Aggregator.Sumation || aggregator === Aggregator.Average) && alias) s.privateClamps.set(alias.trim(), { lower: privacy.lower, upper: privacy.upper });
+  // The Average's noise needs the count of the values it averages; COUNT(*) counts rows, so a
+  // nullable column would give it the wrong count (not answered in this version).
+  if (aggregator === Aggregator.Average && ref.end.member.kind === "column" && ref.end.member.nullable) {
+    s.refuse(PolicyErrorCode.PrivateFieldDeniedForAggregate, `Average of ${ref.publicPath}, a nullable private field, is not answered yet; ask for its Sumation and Count`, where, ref.publicPath, "Aggregate", privacy, false, ref.end);
+  }
+  // Allowed ones are summed over clamped contributions (plan-pass.ts puts the clamp on the plan),
+  // noised in the row pass and charged before the request runs (policy-guard.ts).
+  if (!alias) return;
+  if (aggregator === Aggregator.Sumation || aggregator === Aggregator.Average) s.privateClamps.set(alias.trim(), { lower: privacy.lower, upper: privacy.upper });
+  const entity = s.options.entities.nameOf(ref.end.owner) ?? ref.end.owner.name;
+  s.privateAggregates.set(alias.trim(), { aggregator, settings: { lower: privacy.lower, upper: privacy.upper, granularity: privacy.granularity, epsilon: privacy.epsilon }, entity, field: ref.end.publicName });
   if (!privateAggregators.includes(aggregator)) {
     s.refuse(PolicyErrorCode.PrivateFieldDeniedForAggregate, `${aggregator} of ${ref.publicPath} is one of its values, and ${ref.publicPath} is private for this caller (${privacy.source}); ${onlyPrivateAggregates}`, where, ref.publicPath, "Aggregate", privacy, false, ref.end);
   }

@@ -30,7 +30,7 @@ import { checkEntityTransforms } from "../decisions/entity-checks.js";
 import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { type InferenceGuard, inferenceGuardOf } from "../decisions/inference.js";
 import { navigationScopes, refusedNavigation } from "../decisions/tenant-navigation.js";
-import type { GuessedColumn, SanitizeResult } from "./sanitize-result.js";
+import type { GuessedColumn, PrivateAggregate, SanitizeResult } from "./sanitize-result.js";
 
 /** The code a denied use is refused with, per feature. */
 const deniedCode: Record<number, PolicyErrorCode> = {
@@ -85,6 +85,8 @@ export class Sanitizer {
   floor: number;
   /** A Summary's Sumation and Average of a private field, by alias: clamped to its bounds (#45, plan-pass.ts). */
   readonly privateClamps = new Map<string, { lower: number; upper: number }>();
+  /** A Summary's aggregates of private fields, by alias: noised and charged (#45). */
+  readonly privateAggregates = new Map<string, PrivateAggregate>();
 
   constructor(
     readonly options: QpPolicyOptions,
@@ -268,8 +270,9 @@ export class Sanitizer {
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
       selectKeys: this.selectKeys,
       ...(this.privateClamps.size ? { clamps: this.privateClamps } : {}),
+      ...(this.privateAggregates.size ? { privateCount: true } : {}),
     };
-    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns };
+    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns, privateAggregates: this.privateAggregates };
   }
 }
 

@@ -26,9 +26,13 @@ function scaleOf(sensitivitySteps: number, epsilon: number): Rational {
   return rational(BigInt(Math.max(1, sensitivitySteps)) * e.denominator, e.numerator);
 }
 
-/** The noise scale of a Sumation, in granularity steps: max(|lower|, |upper|) / (granularity · ε). */
+/**
+ * The noise scale of a Sumation, in granularity steps: (max(|lower|, |upper|) / granularity + 1) / ε.
+ * One step more than one row can move the sum: the SQL clamps each row but does not round it, and
+ * rounding the sum to whole steps can move it by up to one step more.
+ */
 export function sumScale(settings: PrivateSettings): Rational {
-  return scaleOf(steps(Math.max(Math.abs(settings.lower), Math.abs(settings.upper)), settings.granularity), settings.epsilon);
+  return scaleOf(steps(Math.max(Math.abs(settings.lower), Math.abs(settings.upper)), settings.granularity) + 1, settings.epsilon);
 }
 
 /** The noise scale of a Count or CountDistinct: 1 / ε (one row changes either by at most 1). */
@@ -44,8 +48,8 @@ export function noisyCount(exact: number, epsilon: number): number {
 }
 
 /**
- * A noisy Sumation of contributions each clamped and rounded (clampContribution): the sum in whole granularity steps, plus
- * discrete Laplace steps of scale max(|lower|, |upper|) / (granularity · ε), times the granularity.
+ * A noisy Sumation of clamped contributions: the sum in whole granularity steps, plus discrete
+ * Laplace steps of scale sumScale, times the granularity.
  */
 export function noisySum(clampedSum: number, settings: PrivateSettings): number {
   const total = steps(clampedSum, settings.granularity) + noiseOf(sumScale(settings));
@@ -64,7 +68,8 @@ export function noisyAverage(clampedSum: number, count: number, settings: Privat
   const midpoint = (settings.lower + settings.upper) / 2;
   // The centred sum in half granularity steps: the midpoint may fall half way between two steps.
   const centredHalfSteps = Math.round((2 * (clampedSum - midpoint * count)) / settings.granularity);
-  const noisyCentred = centredHalfSteps + noiseOf(scaleOf(steps(settings.upper - settings.lower, settings.granularity), half));
+  // (upper − lower) / granularity half-steps per row, one more for rounding the sum (as sumScale).
+  const noisyCentred = centredHalfSteps + noiseOf(scaleOf(steps(settings.upper - settings.lower, settings.granularity) + 1, half));
   const noisyN = Math.max(1, count + noiseOf(countScale(half)));
   const average = midpoint + (noisyCentred * settings.granularity) / 2 / noisyN;
   return average < settings.lower ? settings.lower : average > settings.upper ? settings.upper : average;

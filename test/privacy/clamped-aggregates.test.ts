@@ -1,8 +1,9 @@
 // A private field's Sumation and Average sum clamped contributions (#45, step 4, first wired
 // part): each row's value is clamped to the field's public bounds in SQL (a CASE with the bounds
 // as parameters) and in memory alike, so every target returns the same clamped totals; bounds
-// that are not whole numbers work on an integer column (PostgreSQL reads them as decimals). No
-// noise yet: these totals are exact (docs/POLICY.md says so).
+// that are not whole numbers work on an integer column (PostgreSQL reads them as decimals). The
+// rules here take ε = 10⁶, so that the noise (scale about 10⁻³ steps) is zero: the totals are
+// exact and the clamp is what is compared.
 import assert from "node:assert/strict";
 import type { ObjectLiteral } from "typeorm";
 import { type GuardedQuery, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy } from "../../lib/index.js";
@@ -12,8 +13,8 @@ import { PaAccount, privacyCatalogue, privacyData, privacyDatabase } from "./dom
 type Row = Record<string, unknown>;
 
 const settings = {
-  narrow: { lower: 400, upper: 700, granularity: 1 },
-  fractional: { lower: 400.5, upper: 699.5, granularity: 0.5 },
+  narrow: { lower: 400, upper: 700, granularity: 1, epsilon: 1e6 },
+  fractional: { lower: 400.5, upper: 699.5, granularity: 0.5, epsilon: 1e6 },
 } as const;
 
 /** The oracle: per segment, the sum and mean of the scores clamped to [lower, upper]; the unclamped sum. */
@@ -35,9 +36,9 @@ describeOnTargets("Private aggregates: contributions clamped to the bounds", tar
   const summary = { groupBy: { fields: ["segment"], aggregateBy: [{ field: "score", alias: "total", aggregator: "Sumation" }, { field: "score", alias: "mean", aggregator: "Average" }, { field: "score", alias: "n", aggregator: "Count" }] }, orders: [{ sort: 1, field: "segment", direction: "Ascending" }] };
 
   let engine: QpPolicyEngine;
-  const as = (role: string) => engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, role));
+  const as = (role: string) => engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, role).withSubject(QpSubjectKind.User, `u-${role}`));
   before(async () => {
-    engine = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", caps: { minGroupSize: 1 } }, { ruleStore: new QpInMemoryRuleStore() });
+    engine = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", caps: { minGroupSize: 1 }, privacyBudget: { limit: 1e9 } }, { ruleStore: new QpInMemoryRuleStore() });
     for (const [role, bounds] of Object.entries(settings)) {
       await engine.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject: role, entity: "accounts", field: "score", effect: "Private" as never, private: bounds });
     }
@@ -50,6 +51,7 @@ describeOnTargets("Private aggregates: contributions clamped to the bounds", tar
       assert.deepEqual(result.data.map((r) => r.segment), want.map((w) => w.segment));
       result.data.forEach((row, i) => {
         assert.equal(Number(row.total), want[i]!.total, `total of ${want[i]!.segment}`);
+        assert.equal(row.n, privacyData().accounts.filter((a) => a.segment === want[i]!.segment).length);
         assert.ok(Math.abs(Number(row.mean) - want[i]!.mean) < 1e-9, `mean of ${want[i]!.segment}: ${row.mean} against ${want[i]!.mean}`);
         // The clamp changed something: the test would fail without it.
         assert.notEqual(want[i]!.total, want[i]!.raw);

@@ -66,8 +66,9 @@ describeOnTargets("Private aggregates: the closed channels", targets, privacyDat
     engine = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", caps: { minGroupSize: 1 } }, { ruleStore: new QpInMemoryRuleStore() });
     await engine.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "accounts", field: "score", effect: "Private" as never, private: scoreBounds });
     await engine.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "branches", field: "reserve", effect: "Private" as never, private: reserveBounds });
-    analyst = await engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "analyst"));
-    clerk = await engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "clerk"));
+    // Each with a User subject: the privacy budget is kept per user, and an anonymous caller is refused.
+    analyst = await engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "analyst").withSubject(QpSubjectKind.User, "ann"));
+    clerk = await engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "clerk").withSubject(QpSubjectKind.User, "carl"));
   });
 
   it("Where: a Count bisection recovers one account's exact score for a caller it is not private for, and is refused on its first request for one it is", async () => {
@@ -167,7 +168,7 @@ describeOnTargets("Private aggregates: the closed channels", targets, privacyDat
     assert.deepEqual(dropped.data.map((r) => ({ ...r })), [{ id: 7 }]);
     const strict = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", tier: QpTier.Strict }, { ruleStore: new QpInMemoryRuleStore() });
     await strict.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "accounts", field: "score", effect: "Private" as never, private: scoreBounds });
-    const strictAnalyst = await strict.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "analyst"));
+    const strictAnalyst = await strict.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "analyst").withSubject(QpSubjectKind.User, "ann"));
     await expectPolicyError(() => run(strictAnalyst, shape), PolicyErrorCode.FieldDeniedForSelect);
   });
 

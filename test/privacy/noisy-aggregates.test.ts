@@ -1,6 +1,6 @@
 // The noise of private aggregates (lib/privacy/noisy-aggregates.ts, #45 step 4, not wired into
 // queries yet): each contribution clamped and rounded to the granularity; the scales exact
-// rationals (Sumation max(|lower|, |upper|) / (granularity · ε), Count 1/ε); the noise centred
+// rationals (Sumation (max(|lower|, |upper|)/granularity + 1)/ε, Count 1/ε); the noise centred
 // on zero with the mean |noise| of its scale, a scale 10 % off rejected by the same check; the
 // 95th percentile of a Sumation's noise within ±10 % of b·ln 20 (the utility check); a
 // noisy Sumation in whole granularity steps; a noisy Average always inside the bounds and close
@@ -44,17 +44,18 @@ describe("Private aggregates: the noise (not wired into queries yet)", function 
   });
 
   it("the scales are exact rationals of the sensitivity over granularity · ε", () => {
-    expect(sumScale({ lower: 0, upper: 10000, granularity: 1, epsilon: 0.5 })).to.deep.equal(rational(20000));
-    expect(sumScale({ lower: -500, upper: 200, granularity: 0.5, epsilon: 0.25 })).to.deep.equal(rational(4000));
+    // One step more than a row can move the sum: the sum is rounded to whole steps.
+    expect(sumScale({ lower: 0, upper: 10000, granularity: 1, epsilon: 0.5 })).to.deep.equal(rational(20002));
+    expect(sumScale({ lower: -500, upper: 200, granularity: 0.5, epsilon: 0.25 })).to.deep.equal(rational(4004));
     expect(countScale(0.5)).to.deep.equal(rational(2));
     // ε = 0.1 is its exact binary value: 1/ε is a hair below 10.
     const tenth = countScale(0.1);
     expect(Number(tenth.numerator) / Number(tenth.denominator)).to.be.closeTo(10, 1e-12);
   });
 
-  it("a noisy Sumation: centred noise of scale max(|lower|, |upper|)/(granularity · ε), its 95th percentile within ±10 % of b·ln 20", () => {
+  it("a noisy Sumation: centred noise of scale (max(|lower|, |upper|)/granularity + 1)/ε, its 95th percentile within ±10 % of b·ln 20", () => {
     const settings: PrivateSettings = { lower: -40, upper: 100, granularity: 1, epsilon: 0.5 };
-    const b = 200;
+    const b = 202;
     const noise = noiseOf(() => noisySum(1234, settings) - 1234);
     checkScale(noise, b);
     const sorted = noise.map(Math.abs).sort((x, y) => x - y);
@@ -68,8 +69,8 @@ describe("Private aggregates: the noise (not wired into queries yet)", function 
       const stepsAway = (noisySum(7.75, settings) - 7.75) / 0.25;
       expect(Math.abs(stepsAway - Math.round(stepsAway))).to.be.lessThan(1e-9);
     }
-    // Scale 10/(0.25 · 1) = 40 steps: the noise in steps has E|Z| of scale 40.
-    checkScale(noiseOf(() => Math.round((noisySum(0, settings) - 0) / 0.25)), 40);
+    // Scale (10/0.25 + 1)/1 = 41 steps: the noise in steps has E|Z| of scale 41.
+    checkScale(noiseOf(() => Math.round((noisySum(0, settings) - 0) / 0.25)), 41);
   });
 
   it("a noisy Count: noise of scale 1/ε", () => {
