@@ -126,6 +126,19 @@ describe("Private aggregates: declared privacy (QpPrivate and Private rules)", (
     expect((await fieldOf(await clerk(e), "balance")).features).to.deep.equal(["Aggregate"]);
   });
 
+  it("the linter reports no hole on a field private for the subject, and keeps reporting it for the others", async () => {
+    const e = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off" }, { ruleStore: new QpInMemoryRuleStore() });
+    expect((await e.lintAsync()).filter((f) => f.field === "balance"), "balance is private for everyone: no Order, Where or floor finding").to.deep.equal([]);
+    // score hidden from analysts and clerks alike; private for analysts only.
+    for (const subject of ["analyst", "clerk"]) {
+      await e.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject, entity: "accounts", field: "score", effect: PolicyEffect.Deny, features: 2 });
+    }
+    await e.upsertRuleAsync(scoreRule);
+    const score = (await e.lintAsync()).filter((f) => f.field === "score");
+    expect(score.map((f) => f.code), "the clerk's holes are reported").to.include.members(["OrderableWhileHidden", "ProbeableWhileHidden"]);
+    expect([...new Set(score.map((f) => f.subject))]).to.deep.equal(["Role:clerk"]);
+  });
+
   it("a Private rule keeps its settings through the relational rule store (held in the effect-settings column)", async () => {
     const dataSource = await new DataSource({ type: "better-sqlite3", database: ":memory:", entities: QpTypeOrmRuleStore.entities, synchronize: true, logging: false }).initialize();
     try {
