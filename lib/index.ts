@@ -27,7 +27,7 @@ export { PolicyException, PolicyErrorCode } from "./errors/policy-exception.js";
 export { QpPolicyContext, type QpSubject } from "./shapes/policy-context.js";
 export { type QpPolicyProviders } from "./engine/providers.js";
 export { QpPolicyEngine, QpPolicy, addQpPolicies } from "./engine/engine.js";
-export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpGuessBudget, type QpGuessBudgetInput, QpEntityCatalogue } from "./decisions/options.js";
+export { type QpPolicyOptions, type QpPolicyOptionsInput, type QpGuessBudget, type QpGuessBudgetInput, type QpPrivacyBudget, type QpPrivacyBudgetInput, QpEntityCatalogue } from "./decisions/options.js";
 export { QpConfigurationError, QpPolicyConfigurationError } from "./errors/configuration-error.js";
 export { type QpCaps, capDefaults } from "./limits/caps.js";
 export { applyPolicy, GuardedQuery, type GuardedResult, policyTraceOf } from "./engine/guarded.js";
@@ -46,5 +46,6 @@ export {
 export { QpTypeOrmBudgetLedger, QpBudgetRecord, type QpTypeOrmBudgetLedgerOptions } from "./budget/typeorm-ledger.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
 export type { QpPolicyHealth } from "./decisions/snapshot.js";
-export type { SchemaResponse, SchemaField, SchemaNode, ExplainResponse, ExplainDecision, SimulateResponse } from "./admin/admin.js";
+export type { SchemaResponse, SchemaField, SchemaNode, SchemaPrivacy, ExplainResponse, ExplainDecision, SimulateResponse } from "./admin/admin.js";
+export { type QpPrivateOptions, defaultPrivateEpsilon } from "./privacy/private-options.js";
 export { UnknownEntity } from "./admin/admin.js";

@@ -38,9 +38,10 @@ export function policyStatus(errorCode: number): number {
     case PolicyErrorCode.MissingTokenVault:
       return HttpStatus.SERVICE_UNAVAILABLE;
     case PolicyErrorCode.GuessBudgetExhausted:
+    case PolicyErrorCode.PrivacyBudgetExhausted:
       return HttpStatus.TOO_MANY_REQUESTS; // the request is fine; the caller's allowance for the window is spent
     default:
-      return HttpStatus.FORBIDDEN; // 1–8, 10, 11, 13–16, 19, 20, 23: the policy refuses the request
+      return HttpStatus.FORBIDDEN; // 1–8, 10, 11, 13–16, 19, 20, 23, 26–31: the policy refuses the request
   }
 }
 

@@ -27,6 +27,7 @@ import { copyTrace } from "../guard/trace.js";
 import type { PolicyTrace } from "../shapes/policy-trace.js";
 import type { ConditionGroup, Filter } from "../shapes/shapes.js";
 import type { Placements } from "../guard/placements.js";
+import { privateAggregators } from "../guard/privacy-channels.js";
 
 export const UnknownEntity = "UnknownEntity";
 
@@ -58,7 +59,20 @@ export interface SchemaField {
    * nothing does. Its operators and features above are already restricted.
    */
   inference: { maxInValues: number | null; rangeBoundaries: string | null; summable: boolean; acceptedRisks: string[] } | null;
+  /**
+   * The field is private for the caller (#45, docs/POLICY.md "Private aggregates"): its public
+   * bounds, granularity and ε per aggregate, and the aggregates it may take; null when it is not.
+   * Where, Select, Order, Group and Segment are then not among its features.
+   */
+  private: SchemaPrivacy | null;
 }
+export interface SchemaPrivacy { lower: number; upper: number; granularity: number; epsilon: number; aggregators: string[]; source: string }
+function schemaPrivacy(decisions: DecisionTable, step: PolicyMember): SchemaPrivacy | null {
+  const p = decisions.privacy(step);
+  return p && { lower: p.lower, upper: p.upper, granularity: p.granularity, epsilon: p.epsilon, aggregators: [...privateAggregators], source: p.source };
+}
+/** The features a private field never takes (its values would be compared or ranked exactly). */
+const closedByPrivacy: readonly PolicyFeature[] = [PolicyFeature.Where, PolicyFeature.Select, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Segment];
 export interface SchemaNode { path: string; parent: string; entity: string; depth: number; expanded: boolean; remainingDepth: number }
 export interface SchemaResponse {
   entity: string; roots: string[]; depth: number; maxDepth: number; truncated: boolean;
@@ -98,6 +112,7 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
         // Under inference protection a field shown transformed cannot be ordered (unless it accepts that risk).
         const guard = inferenceGuardOf(engine.options, step, chain);
         if (guard && !guard.orderable) readsStored.push(PolicyFeature.Order);
+        if (decisions.privacy(step)) readsStored.push(...closedByPrivacy);
         const allowed = singleFeatures.filter((f) => !readsStored.includes(f) && decisions.decide(step, f).effect !== PolicyEffect.Deny);
         if (allowed.length === 0) continue; // sealed or denied for every feature: never shown
         if (response.fields.length >= caps.maxSchemaFields) {
@@ -188,13 +203,18 @@ function describeField(
     masked: select.effect === PolicyEffect.Mask,
     transforms: transformLabels(chain),
     inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, summable: guard.summable, acceptedRisks: [...guard.accepted] },
+    private: schemaPrivacy(decisions, step),
   };
 }
 
 // ---- explain --------------------------------------------------------------------------------
 
 export interface ExplainDecision { feature: string; effect: PolicyEffect; level: number | null; source: string; overrode: string[]; ignored: { source: string; reason: string }[] }
-export interface ExplainResponse { entity: string; field: string; decisions: ExplainDecision[]; selectable: boolean; masked: boolean; mask: unknown }
+export interface ExplainResponse {
+  entity: string; field: string; decisions: ExplainDecision[]; selectable: boolean; masked: boolean; mask: unknown;
+  /** Private for this caller (#45): the public bounds and where they come from; null when not private. */
+  private: SchemaPrivacy | null;
+}
 
 export async function explainOf(
   engine: AdminEngine, entity: string, request: { field?: string | null; paths?: readonly string[] | null; depth?: unknown }, context: QpPolicyContext,
@@ -219,6 +239,11 @@ function explainMember(entity: string, field: string, member: PolicyMember, deci
     if (feature === PolicyFeature.Order && guard && !guard.orderable && decision.effect !== PolicyEffect.Deny) {
       decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [{ effect: decision.effect, level: decision.level ?? PolicyLevel.OverridableAttribute, specificity: 1, priority: 0, source: decision.source }] };
     }
+    // And privacy's (guard/privacy-channels.ts): a private field is never filtered, ordered or grouped.
+    const privacy = decisions.privacy(member);
+    if (privacy && closedByPrivacy.includes(feature) && decision.effect !== PolicyEffect.Deny) {
+      decision = { feature, effect: PolicyEffect.Deny, level: privacy.level, source: privacy.source, overridden: [{ effect: decision.effect, level: decision.level ?? PolicyLevel.OverridableAttribute, specificity: 1, priority: 0, source: decision.source }] };
+    }
     const ignored = rules.filter(({ rule }) => (rule.features & feature) !== 0).flatMap(({ rule, skipped }) =>
       skipped ? [{ source: `rule ${rule.id}`, reason: skipped }]
       : appliesTo(rule, context) ? []
@@ -234,6 +259,7 @@ function explainMember(entity: string, field: string, member: PolicyMember, deci
   return {
     entity, field, decisions: results, selectable: select.effect !== PolicyEffect.Deny, masked: select.effect === PolicyEffect.Mask,
     mask: select.effect !== PolicyEffect.Mask ? null : select.mask ?? (maskAttribute && maskAttribute.kind === "mask" ? maskAttribute.options : { transform: select.source }),
+    private: schemaPrivacy(decisions, member),
   };
 }
 

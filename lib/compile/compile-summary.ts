@@ -22,7 +22,7 @@ const exactText = (scope: Scope, member: ColumnMember) =>
 
 export function aggregateExpression(scope: Scope, a: Aggregate): string {
   const { dialect } = scope.writer;
-  const column = a.value ? sortableColumn(scope, a.value.hops, a.value.column) : "*";
+  const column = a.value ? clamped(scope, a, sortableColumn(scope, a.value.hops, a.value.column)) : "*";
   if (a.value && exactText(scope, a.value.column)) {
     if (a.aggregator === Aggregator.CountDistinct) return `COUNT(DISTINCT ${dialect.exact(column)})`;
     if (a.aggregator !== Aggregator.Count) return dialect.textOfExact(exactExtreme(scope, a, column));
@@ -43,6 +43,17 @@ export function aggregateExpression(scope: Scope, a: Aggregate): string {
     case Aggregator.Maximum:
     case Aggregator.LastOrDefault: return `MAX(${column})`;
   }
+}
+
+/**
+ * A private field's contribution clamped to its public bounds (#45) with a portable CASE, the
+ * bounds bound as parameters; NULL stays NULL (no WHEN holds), so SUM and AVG skip it as before.
+ */
+function clamped(scope: Scope, a: Aggregate, column: string): string {
+  if (!a.clamp || (a.aggregator !== Aggregator.Sumation && a.aggregator !== Aggregator.Average)) return column;
+  const { writer } = scope;
+  const bound = (value: number) => writer.dialect.decimal(writer.param(value));
+  return `CASE WHEN ${column} < ${bound(a.clamp.lower)} THEN ${bound(a.clamp.lower)} WHEN ${column} > ${bound(a.clamp.upper)} THEN ${bound(a.clamp.upper)} ELSE ${column} END`;
 }
 
 /** MIN/MAX of a text column by its bytes (a lenient collation's): exact, and in code point order. */

@@ -27,7 +27,8 @@ export interface Decision {
   readonly mask?: import("../registry/qp-registry.js").MaskOptions | null;
 }
 
-const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1 };
+// Private never takes part in a feature's decision (compiled-rules.ts leaves those rules out); its rank is for completeness.
+const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1, [PolicyEffect.Private]: 0 };
 
 export function compareSources(a: DecisionSource, b: DecisionSource): number {
   return a.level - b.level || b.specificity - a.specificity || b.priority - a.priority

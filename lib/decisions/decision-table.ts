@@ -6,9 +6,11 @@ import type { PolicyFeature } from "../shapes/policy-enums.js";
 import type { QpPolicyContext, QpSubject } from "../shapes/policy-context.js";
 import { type Decision, attributeSources, decide } from "./decide.js";
 import type { PolicyMember } from "./references.js";
+import { type PrivateDecision, privacyOf } from "./privacy.js";
 
 export class DecisionTable {
   private readonly memo = new WeakMap<Function, Map<string, Decision>>();
+  private readonly privateMemo = new WeakMap<Function, Map<string, PrivateDecision | null>>();
 
   constructor(readonly rules: CompiledRules, private readonly context: QpPolicyContext) {}
 
@@ -23,6 +25,15 @@ export class DecisionTable {
       byMember.set(key, decision);
     }
     return decision;
+  }
+
+  /** The member's privacy for this caller (decisions/privacy.ts), or null: not private. */
+  privacy(member: PolicyMember): PrivateDecision | null {
+    let byMember = this.privateMemo.get(member.owner);
+    if (!byMember) this.privateMemo.set(member.owner, (byMember = new Map()));
+    let found = byMember.get(member.member.name);
+    if (found === undefined) byMember.set(member.member.name, (found = privacyOf(member, this.rules, this.context)));
+    return found;
   }
 }
 

@@ -37,7 +37,7 @@ export class QpEntityCatalogue {
 
 import type { IQpTokenVault } from "../transform/vault.js";
 import type { IQpAuditSink } from "./audit.js";
-import { type IQpBudgetLedger, type QpBudgetScope, type QpBudgetWindow, budgetScopes, budgetWindows, maxAmount } from "../budget/ledger.js";
+import { type IQpBudgetLedger, type QpBudgetScope, type QpBudgetWindow, QpInMemoryBudgetLedger, budgetScopes, budgetWindows, maxAmount } from "../budget/ledger.js";
 
 /**
  * The per-caller guess budget (off unless set; needs inferenceProtection): every value a request
@@ -81,6 +81,43 @@ export function resolveGuessBudget(input: QpGuessBudgetInput | null | undefined,
   });
 }
 
+/**
+ * The per-caller privacy budget of private aggregates (#45): the ε of every private aggregate a
+ * Summary asks for is charged to the ledger (kind "privacy") before it runs, per scope id, entity,
+ * field and window, never refunded; spent: PrivacyBudgetExhausted (HTTP 429). Default: 20 ε per
+ * caller (User) per field per day, in a ledger of the engine's own process. Replicas must share a
+ * ledger (QpTypeOrmBudgetLedger, QpRedisBudgetLedger), or each would give a caller a whole budget.
+ */
+export interface QpPrivacyBudget {
+  readonly ledger: IQpBudgetLedger;
+  /** ε per field per window for one scope id (positive, at most six decimals; default 20). */
+  readonly limit: number;
+  readonly scope: QpBudgetScope;
+  readonly window: QpBudgetWindow;
+}
+
+export type QpPrivacyBudgetInput = Partial<Pick<QpPrivacyBudget, "ledger" | "limit">> & { scope?: QpBudgetScope | string; window?: QpBudgetWindow | string };
+
+/** The privacy budget with its defaults (an in-memory ledger, 20 ε, User, Daily), every part checked (QpConfigurationError naming privacyBudget). */
+export function resolvePrivacyBudget(input: QpPrivacyBudgetInput | null | undefined, key = "privacyBudget"): QpPrivacyBudget {
+  const given = input ?? {};
+  if (typeof given !== "object") throw new QpConfigurationError(`${key}: an object { ledger?, limit?, scope?, window? }`);
+  for (const name of Object.keys(given)) {
+    if (!["ledger", "limit", "scope", "window"].includes(name)) throw new QpConfigurationError(`${key}.${name}: unknown member; expected ledger, limit, scope, window`);
+  }
+  const ledger = given.ledger ?? new QpInMemoryBudgetLedger();
+  if (typeof ledger.charge !== "function") throw new QpConfigurationError(`${key}.ledger: a budget ledger (QpTypeOrmBudgetLedger, QpRedisBudgetLedger or QpInMemoryBudgetLedger)`);
+  const limit = given.limit ?? 20;
+  if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0 || limit > maxAmount || Math.round(limit * 1e6) / 1e6 !== limit) {
+    throw new QpConfigurationError(`${key}.limit: "${String(given.limit)}" is not an ε above 0 with at most six decimals`);
+  }
+  return Object.freeze({
+    ledger, limit,
+    scope: given.scope === undefined ? "User" : readEnum(given.scope, budgetScopes, `${key}.scope`),
+    window: given.window === undefined ? "Daily" : readEnum(given.window, budgetWindows, `${key}.window`),
+  });
+}
+
 export interface QpPolicyOptions {
   tier: QpTier;
   dryRun: boolean;
@@ -112,14 +149,17 @@ export interface QpPolicyOptions {
    * hold only in this process; replicas behind one load balancer must share a secret.
    */
   cursorSecrets: readonly CursorSecret[];
+  /** The per-caller privacy budget of private aggregates (QpPrivacyBudget, #45). */
+  privacyBudget: QpPrivacyBudget;
 }
 
 export type QpLintMode = "off" | "warn" | "error";
 
-export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "cursorSecrets">> & {
+export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "privacyBudget" | "cursorSecrets">> & {
   /** One secret or several (the first seals): QpPolicyOptions.cursorSecrets. */
   cursorSecrets?: CursorSecret | readonly CursorSecret[];
   guessBudget?: QpGuessBudgetInput | null;
+  privacyBudget?: QpPrivacyBudgetInput | null;
   caps?: Partial<QpCaps>;
   maxSnapshotAge?: number | string;
   refreshInterval?: number | string;
@@ -164,7 +204,7 @@ const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refres
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
-  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "cursorSecrets"];
+  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "privacyBudget", "cursorSecrets"];
   for (const key of Object.keys(input)) if (!known.includes(key)) throw new QpConfigurationError(`QpPolicyOptions.${key}: unknown option`);
   return {
     tier: input.tier === undefined ? QpTier.Convenience : readEnum(input.tier, Object.values(QpTier), "tier"),
@@ -181,6 +221,7 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     lint: input.lint === undefined ? "warn" : readEnum(input.lint, ["off", "warn", "error"] as const, "lint"),
     guessBudget: resolveGuessBudget(input.guessBudget),
     cursorSecrets: resolveCursorSecrets(input.cursorSecrets),
+    privacyBudget: resolvePrivacyBudget(input.privacyBudget),
   };
 }
 

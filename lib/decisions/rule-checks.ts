@@ -16,14 +16,23 @@ export function checkRuleTarget(options: QpPolicyOptions, rule: QpRule): void {
   if (typeof resolved === "string") return rejectRule(resolved);
   const target = resolved;
   // The rule's own target first (its mistakes are the more specific), then what its mask needs.
-  if (target.property === "*") return checkMaskNeeds(options, rule);
+  if (target.property === "*") {
+    // Bounds belong to one field: a wildcard cannot give every member the same ones.
+    if (rule.effect === PolicyEffect.Private) rejectRule(`a Private rule names one numeric field, not a wildcard ("${rule.field}")`);
+    return checkMaskNeeds(options, rule);
+  }
   const member = classPolicyOf(target.owner).members.get(target.property);
+  const found = modelOfClass(target.owner).scope.find(target.property);
+  if (rule.effect === PolicyEffect.Private) {
+    // Privacy only adds restrictions, so a seal (which stops rules lifting one) does not stop it.
+    if (found === "ambiguous" || found?.kind !== "column" || found.fieldKind !== "number") rejectRule(`${rule.entity}.${rule.field} is not a numeric column; only numeric columns can be private`);
+    return;
+  }
   for (const feature of singleFeatures) {
     if ((rule.features & feature) === 0) continue;
     const sealed = attributeSources(member, feature).find((s) => s.level === PolicyLevel.SealedAttribute);
     if (sealed) rejectRule(`${rule.entity}.${rule.field} is sealed for ${PolicyFeature[feature]} by ${sealed.source}; no runtime rule can change it`);
   }
-  const found = modelOfClass(target.owner).scope.find(target.property);
   const kind = textMaskMismatch(rule, found === "ambiguous" ? undefined : found);
   if (kind) rejectRule(`a ${rule.mask!.strategy} mask emits text and ${rule.field} is a ${kind} field; use the Null strategy or deny it`);
   checkMaskNeeds(options, rule);

@@ -13,6 +13,8 @@ import { maskNeedsProblem } from "../transform/apply.js";
 import { PolicyErrorCode } from "../errors/policy-exception.js";
 import { type QpPolicyOptions } from "./options.js";
 import { QpConfigurationError, configurationError, policyCodeOf } from "../errors/configuration-error.js";
+import { privateOptionsProblem } from "../privacy/private-options.js";
+import type { MemberPolicy } from "../registry/qp-registry.js";
 
 export interface QpPolicyProblem {
   /** A PolicyErrorCode's name (the error a query would have met) or a configuration code. */
@@ -82,6 +84,24 @@ function forcedPredicateProblems(member: Member, owner: Function, topLevel: bool
   }
 }
 
+/**
+ * QpPrivate (#45): settings that could not be used (bounds, granularity, ε: the words Private
+ * rules are refused with), on a member that is not a numeric value column, or twice on one member.
+ */
+function privateProblems(member: Member, policy: MemberPolicy | undefined, where: string, problems: QpPolicyProblem[]): void {
+  const declared = (policy?.attributes ?? []).filter((a) => a.kind === "private");
+  if (declared.length === 0) return;
+  if (declared.length > 1) problems.push({ code: "InvalidPrivateSettings", where, message: `QpPrivate on ${where}: declared ${declared.length} times; declare its bounds once` });
+  if (member.kind !== "column" || member.fieldKind !== "number") {
+    const what = member.kind === "column" ? `a ${member.fieldKind} field` : "not a value column";
+    problems.push({ code: "PrivateFieldNotNumeric", where, message: `QpPrivate on ${where}: ${member.name} is ${what}; only numeric columns can be private` });
+  }
+  for (const attribute of declared) {
+    const problem = attribute.kind === "private" ? privateOptionsProblem(attribute.options) : null;
+    if (problem) problems.push({ code: "InvalidPrivateSettings", where, message: `QpPrivate on ${where}: ${problem}` });
+  }
+}
+
 /** Throws one QpConfigurationError naming every problem (its code: the first problem's). */
 export function assertValidPolicy(options: Pick<QpPolicyOptions, "entities" | "hashSalt" | "tokenVault"> & Partial<Pick<QpPolicyOptions, "guessBudget" | "inferenceProtection">>): void {
   // Problems with a policy code first (stable otherwise): the error's code is the first one's, so
@@ -104,6 +124,7 @@ function checkScope(scope: MemberScope, owner: Function, needs: Needs | null, pr
     const policy = policies.get(member.name);
     const where = `${owner.name}.${member.name}`;
     forcedPredicateProblems(member, owner, topLevel, where, problems);
+    privateProblems(member, policy, where, problems);
     if (member.kind === "column") {
       let chain;
       try {

@@ -109,6 +109,11 @@ export interface SqlDialect {
   textOfExact(expr: string): string;
   /** A double-precision average of a numeric expression. */
   average(expr: string): string;
+  /**
+   * A numeric parameter read as an exact decimal whatever it is compared with (a private field's
+   * bounds, #45: PostgreSQL would read 0.5 next to an integer column as an integer, and fail).
+   */
+  decimal(expr: string): string;
   /** The smallest (false) or largest (true) boolean, where MIN/MAX do not take one; null: MIN/MAX. */
   booleanExtreme(expr: string, largest: boolean): string | null;
   /** An instant's parameter (its driver value given) as the family must see it to keep its fraction; null: the parameter as it is. */

@@ -5,6 +5,7 @@
 // group floor) → compile → execute → transformResult (hidden columns, transformations, public
 // names, trace); the builders stop after compile. A repeated request for the same caller starts
 // at execute (the engine's caches: guard/guarded-caches.ts).
+import { refusePrivateOnBuilder } from "../guard/private-release.js";
 import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import type { ShapeStatements } from "../pipeline/stages.js";
 import { type AnySource, type Built, type PipelineRequest, runBuild, runExport, runRows, runStatements } from "../pipeline/driver.js";
@@ -160,6 +161,7 @@ export class GuardedQuery<T extends ObjectLiteral> {
   summary(summary: SummaryInput | string): Promise<DynamicQuery> {
     return this.build("summary", summary, ({ resolved, planned, decided: { sanitized } }) => {
       refuseMaterialized(sanitized.transforms, "summary");
+      refusePrivateOnBuilder(sanitized.privateAggregates);
       return summaryQueryOf(resolved, planned.plan as SummaryPlan, finishRowsOf("summary", sanitized));
     });
   }

@@ -18,6 +18,21 @@ export enum PolicyErrorCode {
    * another tenant, a Global rule, or a Role/User/Custom rule, which reaches every tenant.
    */
   RuleOutsideTenant = 25,
+  // #45 private aggregates
+  /** A field private for the caller (QpPrivate, a Private rule) in a condition: a Where, or a Segment's condition set. */
+  PrivateFieldDeniedForWhere = 26,
+  /** A Having on an aggregate of a private field. */
+  PrivateFieldDeniedForHaving = 27,
+  /** A private field as a group key. */
+  PrivateFieldDeniedForGroup = 28,
+  /** An order on a private field, or on an aggregate of one. */
+  PrivateFieldDeniedForOrder = 29,
+  /** Minimum, Maximum, FirstOrDefault or LastOrDefault of a private field: each is one of its values. */
+  PrivateFieldDeniedForAggregate = 30,
+  /** An aggregate of a private field reached through a navigation: one owner's value would count once per row that reaches it. */
+  PrivateAggregateAcrossNavigation = 31,
+  /** The caller's privacy budget (QpPolicyOptions.privacyBudget) cannot pay for the request's private aggregates in this window: HTTP 429. */
+  PrivacyBudgetExhausted = 32,
 }
 
 export class PolicyException extends LogicException {

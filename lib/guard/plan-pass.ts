@@ -26,6 +26,8 @@ import { scopedHops } from "../decisions/tenant-navigation.js";
 
 /** The hidden aggregate that carries each group's size for the group floor. */
 export const groupFloorAlias = "__qlGroupFloor";
+/** The hidden aggregate that carries each group's size for the noise of private Averages (#45). */
+export const privateCountAlias = "__qlPrivateCount";
 
 /** What the policy adds to a plan: forced conditions (real names, values from the context), the group floor, the page and the projection. */
 export interface PlanAdditions {
@@ -47,6 +49,13 @@ export interface PlanAdditions {
    * names, values from the context): put on every hop into it (tenant-navigation.ts).
    */
   readonly navigation?: ReadonlyMap<Function, readonly Condition[]>;
+  /**
+   * A Summary's Sumation and Average of a field private for the caller (#45), by alias: each
+   * contribution clamped to the field's public bounds (Aggregate.clamp) before it is summed.
+   */
+  readonly clamps?: ReadonlyMap<string, { readonly lower: number; readonly upper: number }>;
+  /** The Summary has private aggregates: a hidden COUNT(*) gives each group's row count to the noise of its Averages (#45). */
+  readonly privateCount?: boolean;
 }
 
 /**
@@ -72,7 +81,7 @@ function andForced(forced: readonly Predicate[], caller: Predicate | null): Pred
 /** `predicates`: the forced conditions as plan nodes, when the caller built them already (a guarded builder pins them too). */
 export function transformPlan(original: ShapePlan, additions: PlanAdditions, predicates?: readonly Predicate[]): ShapePlan {
   const { forced, floor } = additions;
-  const planned = boundedEstimate(scopedHops(pagedAndProjected(original, additions), additions.navigation), forced.length > 0);
+  const planned = boundedEstimate(withPrivateCount(clampedAggregates(scopedHops(pagedAndProjected(original, additions), additions.navigation), additions.clamps), additions.privateCount === true), forced.length > 0);
   if (forced.length === 0 && (planned.kind !== "summary" || floor <= 1)) return planned;
   predicates ??= forcedPredicates(planned.plan.root, forced);
   const implied = withoutImpliedBy(predicates);
@@ -111,6 +120,36 @@ function boundedEstimate(planned: ShapePlan, scoped: boolean): ShapePlan {
   return planned.kind === "filter" ? { kind: "filter", plan: { ...planned.plan, estimate } } : { kind: "segment", plan: { ...planned.plan, estimate } };
 }
 
+/**
+ * The clamps of private aggregates put on their plan nodes; the orders and Having that point at
+ * a replaced node point at its replacement (the policy refuses both on a private aggregate, so
+ * this only keeps the plan's references whole).
+ */
+function clampedAggregates(planned: ShapePlan, clamps: PlanAdditions["clamps"]): ShapePlan {
+  if (planned.kind !== "summary" || !clamps || clamps.size === 0) return planned;
+  const replaced = new Map<Aggregate, Aggregate>();
+  const aggregates = planned.plan.aggregates.map((a) => {
+    const clamp = clamps.get(a.alias);
+    if (!clamp) return a;
+    const next = { ...a, clamp };
+    replaced.set(a, next);
+    return next;
+  });
+  if (replaced.size === 0) return planned;
+  const having = (h: HavingPredicate): HavingPredicate =>
+    h.kind === "compare-aggregate" ? { ...h, aggregate: replaced.get(h.aggregate) ?? h.aggregate } : { ...h, items: h.items.map(having) };
+  const orders = planned.plan.orders.map((o) => ("alias" in o.target && replaced.has(o.target) ? { ...o, target: replaced.get(o.target)! } : o));
+  return { kind: "summary", plan: { ...planned.plan, aggregates, orders, having: planned.plan.having && having(planned.plan.having) } };
+}
+
+/** The hidden COUNT(*) of a Summary with private aggregates (a caller's alias cannot take its name). */
+function withPrivateCount(planned: ShapePlan, wanted: boolean): ShapePlan {
+  if (!wanted || planned.kind !== "summary") return planned;
+  const clash = planned.plan.aggregates.findIndex((a) => a.alias.toLowerCase() === privateCountAlias.toLowerCase());
+  if (clash >= 0) fail(Codes.AggregationAliasesMustBeUnique, `alias "${privateCountAlias}" is reserved for private aggregates`, `groupBy.aggregateBy[${clash}].alias`);
+  return { kind: "summary", plan: { ...planned.plan, aggregates: [...planned.plan.aggregates, { alias: privateCountAlias, aggregator: Aggregator.Count, value: null }] } };
+}
+
 const noKeys: ReadonlySet<string> = new Set();
 
 /** The injected page where the request named none; a Filter's or Segment's projection as the policy decided it. */
@@ -126,7 +165,8 @@ function pagedAndProjected(planned: ShapePlan, additions: PlanAdditions): ShapeP
 
 /** The keys a plan transform adds to every result row, which the policy removes before returning it. */
 export function hiddenKeysOf(kind: ShapePlan["kind"], additions: PlanAdditions): readonly string[] {
-  return kind === "summary" && additions.floor > 1 ? [groupFloorAlias] : [];
+  if (kind !== "summary") return [];
+  return [...(additions.floor > 1 ? [groupFloorAlias] : []), ...(additions.privateCount ? [privateCountAlias] : [])];
 }
 
 /**

@@ -37,6 +37,7 @@ import type { CursorKeyring } from "../cursor/cursor-codec.js";
 import { keyOf } from "../execute/sql-texts.js";
 import { randomUUID } from "node:crypto";
 import { SpanNames, annotateQuery, policyAttributes, stage } from "../telemetry/spans.js";
+import { chargePrivacyBudget } from "./private-release.js";
 
 /** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
 export interface GuardEngine extends SanitizeSource {
@@ -176,8 +177,16 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    * StoreUnavailable, MissingContextValue) otherwise.
    */
   beforeRun(decided: GuardDecision): Promise<void> | void {
-    if (!this.options.reads || decided.guesses.length === 0) return;
-    return chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
+    if (!this.options.reads) return;
+    const { privateAggregates } = decided.sanitized;
+    if (decided.guesses.length === 0 && privateAggregates.size === 0) return;
+    return this.charge(decided);
+  }
+
+  /** The guess budget, then the privacy budget (#45: private aggregates' ε, from the shape only), both before anything runs. */
+  private async charge(decided: GuardDecision): Promise<void> {
+    if (decided.guesses.length > 0) await chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
+    if (decided.sanitized.privateAggregates.size > 0) await chargePrivacyBudget(this.engine.options.privacyBudget, this.context, decided.sanitized.privateAggregates);
   }
 
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {

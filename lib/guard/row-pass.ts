@@ -11,12 +11,15 @@ import { applyRenames, renameKeys } from "./renames.js";
 import type { SanitizeResult } from "./sanitize-result.js";
 import type { PolicyTrace } from "../shapes/policy-trace.js";
 import { hiddenKeysOf } from "./plan-pass.js";
+import { noisePrivateAggregates } from "./private-release.js";
 
 /** `sanitized.trace` must be the caller's own copy (copyTrace): it becomes the result's. */
 export async function transformResult<R extends FilterResult<unknown>>(
   result: R, kind: ShapeKind, sanitized: SanitizeResult, options: QpPolicyOptions, context: QpPolicyContext,
 ): Promise<R & { policy: PolicyTrace }> {
   const rows = result.data as Record<string, unknown>[];
+  // First: nothing after this sees a private aggregate's exact value (it needs the hidden count).
+  if (kind === "summary") noisePrivateAggregates(rows, sanitized.privateAggregates);
   dropHiddenKeys(rows, kind, sanitized);
   await applyTransforms(rows, sanitized.transforms, { hashSalt: options.hashSalt, vault: options.tokenVault, context });
   renameToPublic(rows, kind, sanitized);

@@ -6,6 +6,8 @@ import type { PolicyTrace } from "../shapes/policy-trace.js";
 import type { RenameTree } from "./renames.js";
 import type { TransformTree } from "../transform/apply.js";
 import type { PlanAdditions } from "./plan-pass.js";
+import type { Aggregator } from "../shapes/enums.js";
+import type { PrivateSettings } from "../privacy/private-options.js";
 
 export interface SanitizeResult {
   /** What was resolved and decided at each place of the caller's request: the plan is built through it. */
@@ -36,6 +38,20 @@ export interface SanitizeResult {
    * reached from two roots or by two paths is one allowance across requests.
    */
   readonly guessedColumns: ReadonlyMap<string, GuessedColumn>;
+  /**
+   * A Summary's aggregates of fields private for the caller (#45), by alias: noised in the row
+   * pass and charged to the privacy budget before the request runs. Empty for every other request.
+   */
+  readonly privateAggregates: ReadonlyMap<string, PrivateAggregate>;
+}
+
+/** One private aggregate of a request (SanitizeResult.privateAggregates). */
+export interface PrivateAggregate {
+  readonly aggregator: Aggregator;
+  readonly settings: PrivateSettings;
+  /** The stored column, as the budget's key: public names of its owning entity and member. */
+  readonly entity: string;
+  readonly field: string;
 }
 
 /** A stored column a request tests values of, and how many (SanitizeResult.guessedColumns). */

@@ -20,6 +20,7 @@ import { checkRequired, injectForced, sanitizeGroup } from "./sanitize-condition
 import { protectedCondition, refuseGuessesUnderFloor } from "./sanitize-inference.js";
 import { sanitizeSummaryOrders } from "./sanitize-orders.js";
 import { sanitizePage } from "./sanitize-page.js";
+import { refusePrivateAggregate, refusePrivateHaving } from "./privacy-channels.js";
 
 /** Aggregates returned as computed from stored values: inference protection refuses them on a field shown transformed. */
 const sums: readonly Aggregator[] = [Aggregator.Sumation, Aggregator.Average];
@@ -40,6 +41,7 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
     checkKeyNames([...keys.keyRenames.values(), ...aliases], [...keys.keyRenames.keys(), ...aliases]);
     sanitizeSummaryOrders(s, summary.orders ?? [], keys, groupBy.aggregateBy); // the caller's public names
     protectedHaving(s, summary.having, groupBy.aggregateBy);
+    refusePrivateHaving(s, summary.having, groupBy.aggregateBy);
   }
   countConditions(s, summary.having);
   sanitizePage(s, summary.page);
@@ -83,6 +85,7 @@ function sanitizeAggregates(s: Sanitizer, aggregates: readonly AggregateBy[]): v
     const where = `groupBy.aggregateBy[${i}].field`;
     const ref = reference(s.root, a.field, where);
     s.allow(ref, PolicyFeature.Aggregate, where, false);
+    refusePrivateAggregate(s, ref, a.aggregator, where, a.alias);
     s.checkReference(ref, where);
     s.placements.place(where, ref);
     const chain = s.aggregatable(ref, where, "Aggregate");

@@ -30,7 +30,7 @@ import { checkEntityTransforms } from "../decisions/entity-checks.js";
 import { type TransformStep, headlineStep, transformSteps } from "./transform-actions.js";
 import { type InferenceGuard, inferenceGuardOf } from "../decisions/inference.js";
 import { navigationScopes, refusedNavigation } from "../decisions/tenant-navigation.js";
-import type { GuessedColumn, SanitizeResult } from "./sanitize-result.js";
+import type { GuessedColumn, PrivateAggregate, SanitizeResult } from "./sanitize-result.js";
 
 /** The code a denied use is refused with, per feature. */
 const deniedCode: Record<number, PolicyErrorCode> = {
@@ -40,6 +40,14 @@ const deniedCode: Record<number, PolicyErrorCode> = {
   [PolicyFeature.Group]: PolicyErrorCode.FieldDeniedForGroup,
   [PolicyFeature.Aggregate]: PolicyErrorCode.FieldDeniedForAggregate,
   [PolicyFeature.Segment]: PolicyErrorCode.FieldDeniedForSegment,
+};
+
+/** The code a use of a field private for the caller is refused with (#45, privacy-channels.ts), per feature. */
+const privateChannelCode: Record<number, PolicyErrorCode> = {
+  [PolicyFeature.Where]: PolicyErrorCode.PrivateFieldDeniedForWhere,
+  [PolicyFeature.Segment]: PolicyErrorCode.PrivateFieldDeniedForWhere,
+  [PolicyFeature.Order]: PolicyErrorCode.PrivateFieldDeniedForOrder,
+  [PolicyFeature.Group]: PolicyErrorCode.PrivateFieldDeniedForGroup,
 };
 
 /** The trace's reason on a use that relies on an inference risk its field accepts. */
@@ -75,6 +83,10 @@ export class Sanitizer {
   readonly decidedKeys = new Set<string>();
   /** The group floor of a Summary: caps.minGroupSize, raised by transformed fields it touches. */
   floor: number;
+  /** A Summary's Sumation and Average of a private field, by alias: clamped to its bounds (#45, plan-pass.ts). */
+  readonly privateClamps = new Map<string, { lower: number; upper: number }>();
+  /** A Summary's aggregates of private fields, by alias: noised and charged (#45). */
+  readonly privateAggregates = new Map<string, PrivateAggregate>();
 
   constructor(
     readonly options: QpPolicyOptions,
@@ -189,6 +201,18 @@ export class Sanitizer {
     const scoped = "path" in ref ? this.scopedNavigation(ref, feature) : null;
     let decision = scoped ?? this.decision(ref.end, feature);
     const name = PolicyFeature[feature];
+    // A field private for the caller (#45): refused in a condition, key or order whatever the
+    // features decide (each would answer for single values exactly), and not selectable.
+    const privacy = this.decisions.privacy(ref.end);
+    if (privacy && privateChannelCode[feature] !== undefined) {
+      const use = feature === PolicyFeature.Segment ? "a Segment's conditions" : feature === PolicyFeature.Where ? "a condition" : `${name}`;
+      this.refuse(privateChannelCode[feature]!, `${ref.publicPath} is private for this caller (${privacy.source}): it cannot be used in ${use}; only Count, CountDistinct, Sumation and Average of it are answered`,
+        where, ref.publicPath, name, privacy, false, ref.end);
+      return true; // a dry run goes on, as after any refusal it records
+    }
+    if (privacy && feature === PolicyFeature.Select && decision.effect !== PolicyEffect.Deny) {
+      decision = { feature, effect: PolicyEffect.Deny, level: privacy.level, source: privacy.source, overridden: [] };
+    }
     // Ordering by a field the caller sees transformed ranks its stored values (decisions/inference.ts).
     const guard = feature === PolicyFeature.Order && decision.effect !== PolicyEffect.Deny ? this.guardOf(ref.end) : null;
     if (guard && !guard.orderable) decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [] };
@@ -245,8 +269,10 @@ export class Sanitizer {
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
       selectKeys: this.selectKeys,
+      ...(this.privateClamps.size ? { clamps: this.privateClamps } : {}),
+      ...(this.privateAggregates.size ? { privateCount: true } : {}),
     };
-    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns };
+    return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns, privateAggregates: this.privateAggregates };
   }
 }
 

@@ -45,6 +45,9 @@ const sums = [Aggregator.Sumation, Aggregator.Average];
 
 export function lintField(f: FieldToLint, add: (finding: QpLintFinding) => void): void {
   const { member, decisions, options } = f;
+  // A field private for the subject (#45): never selected, filtered, ordered or grouped, and its
+  // aggregates are noised (guard/privacy-channels.ts): none of the channels below is open.
+  if (decisions.privacy(member)) return;
   const allowed = (feature: PolicyFeature) => decisions.decide(member, feature).effect !== PolicyEffect.Deny;
   const select = decisions.decide(member, PolicyFeature.Select);
   const chain = select.effect === PolicyEffect.Deny ? null : outputChainOf(member, select);

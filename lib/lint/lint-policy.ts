@@ -182,6 +182,8 @@ function lintRules(rules: readonly QpRule[], options: QpPolicyOptions, add: (f: 
       add({ ...base, code: "RuleOnUnknownField", severity: "warning", feature: null, why: `it names nothing the engine can decide on (${target}): it applies to no one`, fix: "delete the rule, or name an exposed entity's field" });
       continue;
     }
+    // A Private rule decides no feature (it only closes channels: decisions/privacy.ts): no seal shadows it, no feature's rule contradicts it.
+    if (rule.effect === PolicyEffect.Private) continue;
     if (target.property !== "*") {
       const member = classPolicyOf(target.owner).members.get(target.property);
       for (const feature of [PolicyFeature.Where, PolicyFeature.Select, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Aggregate, PolicyFeature.Segment]) {

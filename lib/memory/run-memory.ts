@@ -145,7 +145,9 @@ export function runSegmentInMemory<T>(rows: readonly Row[], plan: SegmentPlan, g
 
 function aggregateValue(a: Aggregate, group: readonly Row[]): unknown {
   if (a.aggregator === Aggregator.Count) return group.length;
-  const values = group.map((row) => normalize(readColumn(follow(row, a.value!.hops), a.value!.column), a.value!.column)).filter((v) => v !== null && v !== undefined);
+  const read = group.map((row) => normalize(readColumn(follow(row, a.value!.hops), a.value!.column), a.value!.column)).filter((v) => v !== null && v !== undefined);
+  // #45: a private field's contributions clamped to its bounds, as compile-summary.ts's CASE does.
+  const values = a.clamp ? (read as number[]).map((v) => Math.min(Math.max(v, a.clamp!.lower), a.clamp!.upper)) : read;
   switch (a.aggregator) {
     case Aggregator.CountDistinct:
       return new Set(values.map((v) => (v instanceof Date ? v.getTime() : v))).size;

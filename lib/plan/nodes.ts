@@ -136,6 +136,11 @@ export interface Aggregate {
   readonly aggregator: Aggregator;
   /** null for Count without a field. */
   readonly value: ColumnRef | null;
+  /**
+   * Set by a guard's plan pass on a Sumation or Average of a private field (#45): each row's
+   * contribution is clamped to [lower, upper] before it is summed, in SQL and in memory alike.
+   */
+  readonly clamp?: { readonly lower: number; readonly upper: number } | null;
 }
 
 /** A Having comparison: the left side is a declared aggregate. */

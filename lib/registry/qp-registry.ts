@@ -3,6 +3,7 @@
 import type { Operator } from "../shapes/enums.js";
 import type { DatePart, GeneralizeMode, InferenceRisk, MaskStrategy, PolicyFeature } from "../shapes/policy-enums.js";
 import type { MaskOptionValues } from "../shapes/mask-options.js";
+import type { QpPrivateOptions } from "../privacy/private-options.js";
 
 interface Common {
   /** The decorator's name, for traces and explanations ("QpDenied"). */
@@ -51,6 +52,8 @@ export type QpAttribute = Common & (
   | { readonly kind: "allowedValues"; readonly values: readonly string[] }
   | { readonly kind: "cost"; readonly weight: number }
   | { readonly kind: "audit"; readonly features: PolicyFeature }
+  /** QpPrivate: aggregated only with noise, within public bounds (checked at startup: validate-policy.ts). */
+  | { readonly kind: "private"; readonly options: QpPrivateOptions }
 );
 
 /** A member's attributes as the policy reads them (decisions/entity-policy.ts builds them per class). */

@@ -3,6 +3,7 @@
 // is newer than its own. Polling every RefreshInterval stays the fallback, so a lost or missing
 // channel only slows propagation down. One connection per channel and database (or Redis
 // client) serves every engine of a process; it never keeps the process alive by itself.
+import { randomInt } from "node:crypto";
 import { QpConfigurationError } from "../errors/configuration-error.js";
 import type { ListeningConnection } from "../dialect/sql-dialect.js";
 
@@ -215,7 +216,8 @@ export class SharedChannelListener {
   /** A delay that neither holds the process open nor outlives closeAsync. */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms * (0.5 + Math.random() / 2)).unref();
+      // Jitter from node:crypto: a test keeps lib/ free of the non-cryptographic generator (privacy noise).
+      const timer = setTimeout(done, ms * (0.5 + randomInt(1024) / 2048)).unref();
       this.wake = done;
       function done() {
         clearTimeout(timer);

@@ -5,6 +5,7 @@ import type { MaskOptions } from "../registry/qp-registry.js";
 import { LogicException } from "../errors/logic-exception.js";
 import { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
 import { maskOptionsProblem } from "../transform/mask-checks.js";
+import { type QpPrivateOptions, privateOptionsProblem } from "../privacy/private-options.js";
 
 export interface QpRuleInput {
   readonly id?: string;
@@ -15,6 +16,8 @@ export interface QpRuleInput {
   readonly features?: PolicyFeature;
   readonly effect: PolicyEffect;
   readonly mask?: MaskOptions | null;
+  /** A Private rule's settings (#45): the field's public bounds, granularity and ε per aggregate. */
+  readonly private?: QpPrivateOptions | null;
   readonly priority?: number;
   readonly description?: string | null;
 }
@@ -28,6 +31,7 @@ export interface QpRule {
   readonly features: PolicyFeature;
   readonly effect: PolicyEffect;
   readonly mask: MaskOptions | null;
+  readonly private: QpPrivateOptions | null;
   readonly priority: number;
   readonly description: string | null;
   readonly changedBy: string | null;
@@ -68,10 +72,18 @@ export function normalizeRule(input: QpRuleInput, id: string, changedBy: string 
   // The same checks, and the same words, as the QpMask decorator.
   const maskProblem = mask ? maskOptionsProblem(mask) : null;
   if (maskProblem) rejectRule(maskProblem.message);
+  const privateSettings = input.private ?? null;
+  if (effect === PolicyEffect.Private && privateSettings === null) rejectRule("a Private rule needs private settings { lower, upper, granularity, epsilon? }");
+  if (effect !== PolicyEffect.Private && privateSettings) rejectRule("only a Private rule carries private settings");
+  // The same checks, and the same words, as the QpPrivate decorator's at startup.
+  const privateProblem = privateSettings ? privateOptionsProblem(privateSettings) : null;
+  if (privateProblem) rejectRule(privateProblem);
   const priority = input.priority === undefined ? 0 : Number(input.priority);
   if (!Number.isInteger(priority)) rejectRule("priority must be an integer");
   return {
-    id, subjectKind, subject, entity: input.entity.trim(), field: input.field.trim(), features, effect, mask, priority,
+    id, subjectKind, subject, entity: input.entity.trim(), field: input.field.trim(), features, effect, mask,
+    private: privateSettings && { lower: privateSettings.lower, upper: privateSettings.upper, granularity: privateSettings.granularity, ...(privateSettings.epsilon === undefined ? {} : { epsilon: privateSettings.epsilon }) },
+    priority,
     description: input.description ?? null, changedBy, changedAt: new Date().toISOString(),
   };
 }

@@ -8,7 +8,8 @@ import { randomUUID } from "node:crypto";
 import { Column, Entity, PrimaryColumn, type DataSource, type EntityManager } from "typeorm";
 import { dialectOf } from "../dialect/dialect-of.js";
 import type { MaskOptions } from "../registry/qp-registry.js";
-import type { PolicyEffect, PolicyFeature, QpSubjectKind } from "../shapes/policy-enums.js";
+import { PolicyEffect, type PolicyFeature, type QpSubjectKind } from "../shapes/policy-enums.js";
+import type { QpPrivateOptions } from "../privacy/private-options.js";
 import { type QpRule, type QpRuleInput, normalizeRule } from "./rule.js";
 import type { IQpRuleStore, QpRuleSnapshotData } from "./store.js";
 import { type AsyncLock, connectionLock } from "./async-lock.js";
@@ -41,7 +42,11 @@ export class QpRuleVersionRecord {
 
 const toRule = (r: QpRuleRecord): QpRule => ({
   id: r.id, subjectKind: r.subjectKind as QpSubjectKind, subject: r.subject, entity: r.entity, field: r.field, features: r.features as PolicyFeature,
-  effect: r.effect as PolicyEffect, mask: r.mask ? (JSON.parse(r.mask) as MaskOptions) : null, priority: r.priority, description: r.description,
+  // The mask column holds the effect's settings: a Mask rule's mask, a Private rule's private settings (#45, no new column).
+  effect: r.effect as PolicyEffect,
+  mask: r.mask && r.effect !== PolicyEffect.Private ? (JSON.parse(r.mask) as MaskOptions) : null,
+  private: r.mask && r.effect === PolicyEffect.Private ? (JSON.parse(r.mask) as QpPrivateOptions) : null,
+  priority: r.priority, description: r.description,
   changedBy: r.changedBy, changedAt: r.changedAt,
 });
 
@@ -90,7 +95,7 @@ export class QpTypeOrmRuleStore implements IQpRuleStore {
   async upsertAsync(input: QpRuleInput, changedBy: string | null): Promise<QpRule> {
     const rule = normalizeRule(input, input.id ?? randomUUID(), changedBy);
     await this.write(async (manager) => {
-      await manager.getRepository(QpRuleRecord).save({ ...rule, mask: rule.mask ? JSON.stringify(rule.mask) : null });
+      await manager.getRepository(QpRuleRecord).save({ ...rule, mask: rule.mask ? JSON.stringify(rule.mask) : rule.private ? JSON.stringify(rule.private) : null });
     });
     return rule;
   }

@@ -20,7 +20,12 @@ export enum InferenceRisk {
 }
 export enum QpTier { Convenience = "Convenience", Strict = "Strict" }
 export enum QpSubjectKind { Global = "Global", Tenant = "Tenant", Role = "Role", User = "User", Custom = "Custom" }
-export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny" }
+/**
+ * What a rule does. Private (#45) is no feature decision: it makes a numeric field private for the
+ * rule's subjects, with the rule's `private` settings (decisions/privacy.ts), on top of whatever
+ * the features decide.
+ */
+export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny", Private = "Private" }
 export enum PolicyAction {
   Allowed = "Allowed", Denied = "Denied", Dropped = "Dropped", Masked = "Masked",
   Injected = "Injected", Mutated = "Mutated", Defaulted = "Defaulted", Generalized = "Generalized",

@@ -41,6 +41,7 @@ export class RuleRequestDto {
   @IsOptional() @Max(63, { message: featureMessage }) @Min(1, { message: featureMessage }) @IsInt({ message: featureMessage }) features?: number;
   @IsIn(Object.values(PolicyEffect), { message: `effect must be one of ${Object.values(PolicyEffect).join(", ")}` }) effect!: PolicyEffect;
   @IsOptional() @ValidateIf((_, value) => value !== null) @IsObject({ message: "mask must be an object { strategy, … } (QpMask options)" }) mask?: Record<string, unknown> | null;
+  @IsOptional() @ValidateIf((_, value) => value !== null) @IsObject({ message: "private must be an object { lower, upper, granularity, epsilon? } (QpPrivate options)" }) private?: Record<string, unknown> | null;
   @IsOptional() @IsInt() priority?: number;
   @IsOptional() @ValidateIf((_, value) => value !== null) @MaxLength(400) @IsString() description?: string | null;
   /** Read-only: the findings an earlier upsert answered with. Accepted so that a rule read back can be sent again; ignored. */
@@ -51,7 +52,7 @@ const members = new Map<Function, readonly string[]>([
   [SchemaRequestDto, ["entity", "paths", "depth"]],
   [ExplainRequestDto, ["entity", "field", "paths", "depth"]],
   [SimulateRequestDto, ["entity", "filter"]],
-  [RuleRequestDto, ["id", "subjectKind", "subject", "entity", "field", "features", "effect", "mask", "priority", "description", "lint"]],
+  [RuleRequestDto, ["id", "subjectKind", "subject", "entity", "field", "features", "effect", "mask", "private", "priority", "description", "lint"]],
 ]);
 
 const enumMember = (value: unknown, names: readonly string[]) =>

@@ -27,6 +27,7 @@ export const layers: readonly (readonly string[])[] = [
   // OpenTelemetry spans through @opentelemetry/api only: the driver, the executor and the guard
   // start them, so it sits below all of them and reads nothing of QueryLib's.
   ["lib/telemetry"],
+  ["lib/privacy"], // exact noise samplers (discrete Laplace): integer math on node:crypto, no imports of lib/
   ["lib/registry"], // what the Qp* decorators declare
   ["lib/model"], // TypeORM metadata as an EntityModel
   ["lib/dialect"],

@@ -1,5 +1,5 @@
 // The decorators and the configuration of the policy layer:
-// - every one of the 18 decorators records into the one registry (`overridable` false unless set),
+// - every one of the 18 decorators before #45 records into the one registry (the 19th, QpPrivate: test/privacy/declared-privacy.test.ts) (`overridable` false unless set),
 //   subclasses inherit, QpEntity records requirePolicy;
 // - every misuse throws QpDecoratorError at class definition, naming Class.property;
 // - options and caps binding (defaults, minimums, unknown keys and caps, time spans, string

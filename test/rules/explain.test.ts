@@ -28,7 +28,7 @@ describe("Rules: explain", () => {
   it("a field without attributes or rules: Allow for every feature from no policy, selectable, not masked", async () => {
     const e = engine();
     assert.deepEqual(await explainField(e, "name"), {
-      entity: STAFF, field: "name", decisions: features.map(noPolicy), selectable: true, masked: false, mask: null,
+      entity: STAFF, field: "name", decisions: features.map(noPolicy), selectable: true, masked: false, mask: null, private: null,
     });
   });
 

@@ -133,6 +133,7 @@ const mysqlFamily = (collation: string): SqlDialect => ({
   textOfExact: (e) => `CONVERT(${e} USING utf8mb4)`,
   // A double (MySQL would round a decimal average to 4 places).
   average: (e) => `AVG(CAST(${e} AS DOUBLE))`,
+  decimal: (e) => `CAST(${e} AS DECIMAL(65,30))`,
   // MariaDB reads an instant's text at the column's precision when it looks a joined row up
   // (`customer.createdAt = '…17.500'` matched a DATETIME(0) 17:00 through a reference, and not
   // on the root); typed as DATETIME(6) the constant keeps its fraction (issue #18, fuzzer). A whole

@@ -75,6 +75,7 @@ export const postgres: SqlDialect = {
   enumEqualityOnColumn: true,
   uuidType: "uuid",
   average: (e) => `AVG(CAST(${e} AS double precision))`,
+  decimal: (e) => `CAST(${e} AS numeric)`,
   // No MIN/MAX for boolean: the smallest is "all true", the largest "any true".
   booleanExtreme: (e, largest) => (largest ? `BOOL_OR(${e})` : `BOOL_AND(${e})`),
   // A fraction, or a whole number out of the 4-byte range, against an integer column needs a cast

@@ -111,6 +111,8 @@ export const sqlite: SqlDialect = {
   // (wrong pages); a LIMIT inside the subquery keeps it a subquery.
   existsSuffix: " LIMIT 1",
   average: (e) => `AVG(${e})`,
+  // A number parameter is already CAST(… AS NUMERIC) here (SqlWriter.param).
+  decimal: (e) => e,
   valueList,
   // ql_lower is foldCase: the list is folded here once instead of once per value in SQL.
   textList: (site, insensitive) => {
