@@ -17,6 +17,7 @@
 process.env.TZ ??= "UTC";
 
 import "reflect-metadata";
+import { Column, Entity, PrimaryColumn } from "typeorm";
 import os from "node:os";
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,7 +27,7 @@ import { ContactInfo, Customer, CustomerTier, domainEntities } from "../test/dom
 import { type Dialect, dialects as allDialects } from "../test/support/target-list.js";
 import { OUT_DIR, REPO_ROOT } from "./db.js";
 import { interleaved, stats } from "./measure.js";
-import { QpEntityCatalogue, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, toListAsync } from "../lib/index.js";
+import { MaskStrategy, QpEntityCatalogue, QpMask, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, exportRows, toListAsync, toNdjson } from "../lib/index.js";
 import { UnmaskedCustomer, openGuardedDataSource } from "./guarded-domain.js";
 
 const argv = process.argv.slice(2);
@@ -40,6 +41,16 @@ const DEPTH = Number(arg("depth") ?? 5_000);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const DATABASE = "querylib_bench_scale";
 
+
+/** The export's entity: the customer table with two masks (name Partial, externalId Full), no tenant scope: every row is exported. */
+@Entity("customer")
+class MaskedCustomer {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpMask({ strategy: MaskStrategy.Partial, keepStart: 2, keepEnd: 1 }) @Column({ type: "varchar", length: 120 }) name!: string;
+  @QpMask({ strategy: MaskStrategy.Full }) @Column({ type: "varchar", length: 36 }) externalId!: string;
+  @Column({ type: "int", nullable: true }) score!: number | null;
+  @Column({ type: Date }) createdAt!: Date;
+}
 
 function dataSourceOptions(dialect: Dialect): DataSourceOptions {
   const common = { entities: domainEntities, logging: false, synchronize: false } as const;
@@ -185,9 +196,33 @@ async function measure(dialect: Dialect): Promise<Row[]> {
   if (JSON.stringify(guarded.data.map((c) => c.id)) !== JSON.stringify(unguarded.data.map((c) => c.id))) throw new Error(`${dialect}: the guarded deep page differs from the unguarded one`);
   log(`${dialect}: timing ${tasks.length} variants, ${ROUNDS} rounds`);
   const samples = await interleaved(tasks, { warmupRounds: 2, minRounds: ROUNDS, maxRounds: ROUNDS, budgetMs: Number.POSITIVE_INFINITY });
+  const timed: Row[] = tasks.map((t) => ({ name: t.name, dialect, ms: stats(samples.get(t.name)!).p50 / 1000 }));
+  // The export: every row, masked, as NDJSON (the route's encoding), once; RSS read every batch.
+  const exportSource = new DataSource({ ...dataSourceOptions(dialect), entities: [MaskedCustomer] } as DataSourceOptions);
+  await exportSource.initialize();
+  const exportEngine = new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(MaskedCustomer, "masked"), lint: "off" });
+  const anyone = await exportEngine.prepareAsync(new QpPolicyContext());
+  const measured = async (name: string, chunks: AsyncIterable<string>) => {
+    if (global.gc) global.gc();
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    let lines = 0;
+    const t0 = performance.now();
+    for await (const chunk of chunks) {
+      lines += chunk.split("\n").length - 1;
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    log(`${dialect}: ${name}: ${lines} rows in ${seconds.toFixed(1)} s, RSS +${((peak - rss0) / 1e6).toFixed(0)} MB`);
+    if (lines !== ROWS) throw new Error(`${dialect}: ${name} exported ${lines} rows, not ${ROWS}`);
+    timed.push({ name: `${name}: rows/s`, dialect, ms: lines / seconds, note: "rate" }, { name: `${name}: RSS growth (MB)`, dialect, ms: (peak - rss0) / 1e6, note: "mb" });
+  };
+  await measured("export of every row, guarded, two masks (NDJSON)", toNdjson(applyPolicy(exportSource.getRepository(MaskedCustomer), anyone).exportAsync({ orders: [{ sort: 1, field: "id" }] } as never, { batchSize: 1000 })));
+  await measured("export of every row, unguarded (NDJSON)", toNdjson(exportRows(repo, { orders: [{ sort: 1, field: "id" }] } as never, { batchSize: 1000 })));
+  await exportSource.destroy();
   await guardedSource.destroy();
   await dataSource.destroy();
-  return tasks.map((t) => ({ name: t.name, dialect, ms: stats(samples.get(t.name)!).p50 / 1000 }));
+  return timed;
 }
 
 const ratio = (rows: Row[], dialect: Dialect, a: string, b: string) => {
@@ -200,17 +235,20 @@ function render(rows: Row[], dialects: Dialect[], meta: string): string {
   const names = [...new Set(rows.map((r) => r.name))];
   const head = `| request | ${dialects.join(" | ")} |\n|---|${dialects.map(() => "--:").join("|")}|`;
   const body = names.map((name) => `| ${name} | ${dialects.map((d) => {
-    const ms = rows.find((r) => r.dialect === d && r.name === name)?.ms;
-    return ms === undefined ? "" : `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
+    const row = rows.find((r) => r.dialect === d && r.name === name);
+    if (!row) return "";
+    if (row.note === "rate") return `${Math.round(row.ms).toLocaleString("en")} rows/s`;
+    if (row.note === "mb") return `${row.ms.toFixed(0)} MB`;
+    return `${row.ms < 10 ? row.ms.toFixed(2) : row.ms.toFixed(1)} ms`;
   }).join(" | ")} |`).join("\n");
   const targets: [string, string, string, string][] = [
-    ["cursor page 5,000 ÷ cursor page 1 (target ≤ 1.5×)", `querylib cursor page ${DEPTH} by id (count none)`, "querylib cursor page 1 by id (count none)", ""],
-    ["cursor page 5,000 ÷ hand-written seek (target ≤ 2×)", `querylib cursor page ${DEPTH} by id (count none)`, `hand-written seek page ${DEPTH} by id`, ""],
+    [`cursor page ${DEPTH} ÷ cursor page 1 (target ≤ 1.5×)`, `querylib cursor page ${DEPTH} by id (count none)`, "querylib cursor page 1 by id (count none)", ""],
+    [`cursor page ${DEPTH} ÷ hand-written seek (target ≤ 2×)`, `querylib cursor page ${DEPTH} by id (count none)`, `hand-written seek page ${DEPTH} by id`, ""],
     ["count none ÷ bare page (target ≤ 2×)", "querylib numbered page 1 by id (count none)", "bare page 1 by id (LIMIT, no total)", ""],
     ["count estimated ÷ bare page (target ≤ 2×)", "querylib numbered page 1 by id (count estimated)", "bare page 1 by id (LIMIT, no total)", ""],
     ["exact page 1 ÷ getManyAndCount (target ≤ 1×: no slower than today)", "querylib numbered page 1 by id (exact count)", "typeorm getManyAndCount page 1 by id", ""],
-    ["guarded ÷ unguarded cursor page 5,000 (target ≤ 1.2×)", `guarded (Gold tenant forced) by createdAt desc, cursor page ${DEPTH}`, `querylib Gold by createdAt desc, cursor page ${DEPTH}`, ""],
-    ["nestjs-paginate cursor ÷ QueryLib cursor, page 5,000", "nestjs-paginate cursor page 2 by id (any depth costs the same)", `querylib cursor page ${DEPTH} by id (count none)`, ""],
+    [`guarded ÷ unguarded cursor page ${DEPTH} (target ≤ 1.2×)`, `guarded (Gold tenant forced) by createdAt desc, cursor page ${DEPTH}`, `querylib Gold by createdAt desc, cursor page ${DEPTH}`, ""],
+    [`nestjs-paginate cursor ÷ QueryLib cursor, page ${DEPTH}`, "nestjs-paginate cursor page 2 by id (any depth costs the same)", `querylib cursor page ${DEPTH} by id (count none)`, ""],
   ];
   const ratios = `| ratio | ${dialects.join(" | ")} |\n|---|${dialects.map(() => "--:").join("|")}|\n` +
     targets.map(([label, a, b]) => `| ${label} | ${dialects.map((d) => ratio(rows, d, a, b)).join(" | ")} |`).join("\n");
@@ -226,7 +264,8 @@ async function main(): Promise<void> {
     `${ROWS.toLocaleString("en")} customers seeded in the database itself, pages of ${PAGE_SIZE}, medians of ${ROUNDS} interleaved rounds (every variant once a round, rotated), in one process. ` +
     `Page ${DEPTH.toLocaleString("en")} by cursor is reached by walking the cursors first (untimed); the hand-written seek starts after the same row, and the two pages are compared before timing. ` +
     `"count none" reads one row past the page instead of a COUNT; "estimated" asks the planner (PostgreSQL, MariaDB) and counts exactly under MaxExactEstimate (10,000), SQLite has no estimate. ` +
-    `The guarded variant forces the tenant column (here the tier, Gold) from the caller's context, as QpForceWhere does.`;
+    `The guarded variant forces the tenant column (here the tier, Gold) from the caller's context, as QpForceWhere does. ` +
+    `The exports run once each after the timed rounds (every row as NDJSON, batches of 1,000, the guarded one with a Partial and a Full mask): rows per second, and the growth of the bench process's RSS over the export (target: at most 100 MB).`;
   const markdown = render(rows, dialects, meta);
   process.stdout.write(markdown + "\n");
   if (WRITE) {
