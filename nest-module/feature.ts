@@ -159,46 +159,39 @@ function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptio
   }
 
   const prototype = QpEntityQueryController.prototype as unknown as Record<string, unknown>;
-  const define = (name: string, method: "GET" | "POST", shape: QpShapeName, parameter: ParameterDecorator) => {
-    const kind = method === "POST" ? shape : null;
-    prototype[name] = async function (this: FeatureControllerInstance, body: unknown, context: QpPolicyContext, request: object) {
-      return run(this, kind, body, context, request);
+  type Handler = (instance: FeatureControllerInstance, body: unknown, context: QpPolicyContext, request: object, response: ServerResponse) => Promise<unknown>;
+  /** One route: its parameters (the request's shape, the caller's context, the request, and for a streamed answer the response), its method and path. */
+  const defineRoute = (name: string, method: "GET" | "POST", path: string, parameter: ParameterDecorator, handler: Handler, streamed = false) => {
+    prototype[name] = async function (this: FeatureControllerInstance, body: unknown, context: QpPolicyContext, request: object, response: ServerResponse) {
+      return handler(this, body, context, request, response);
     };
     Object.defineProperty(prototype[name], "name", { value: name });
     const descriptor = Object.getOwnPropertyDescriptor(prototype, name)!;
     parameter(prototype, name, 0);
     QpContext()(prototype, name, 1);
     Req()(prototype, name, 2);
+    if (streamed) Res()(prototype, name, 3);
     if (method === "POST") {
-      HttpCode(200)(prototype, name, descriptor);
-      Post(shape)(prototype, name, descriptor);
+      if (!streamed) HttpCode(200)(prototype, name, descriptor);
+      Post(path)(prototype, name, descriptor);
     } else {
-      Get(shape)(prototype, name, descriptor);
+      Get(path)(prototype, name, descriptor);
     }
+  };
+  const define = (name: string, method: "GET" | "POST", shape: QpShapeName, parameter: ParameterDecorator) => {
+    const kind = method === "POST" ? shape : null;
+    defineRoute(name, method, shape, parameter, (instance, body, context, request) => run(instance, kind, body, context, request));
   };
   if (shapes.includes("filter")) {
     define("filter", "POST", "filter", jsonBody());
     define("filterByQueryString", "GET", "filter", QpFilter({ entity: entry.entity, ignore }));
   }
   if (shapes.includes("segment")) define("segment", "POST", "segment", jsonBody());
-  if (entry.exports === true) {
-    const defineExport = (name: string, method: "GET" | "POST", parameter: ParameterDecorator) => {
-      prototype[name] = async function (this: FeatureControllerInstance, body: unknown, context: QpPolicyContext, request: object, response: ServerResponse) {
-        await exportTo(this, body, context, request, response);
-      };
-      Object.defineProperty(prototype[name], "name", { value: name });
-      const descriptor = Object.getOwnPropertyDescriptor(prototype, name)!;
-      parameter(prototype, name, 0);
-      QpContext()(prototype, name, 1);
-      Req()(prototype, name, 2);
-      Res()(prototype, name, 3);
-      if (method === "POST") Post("export")(prototype, name, descriptor);
-      else Get("export")(prototype, name, descriptor);
-    };
-    defineExport("exportByBody", "POST", jsonBody());
-    defineExport("exportByQueryString", "GET", QpFilter({ entity: entry.entity, ignore }));
-  }
   if (shapes.includes("summary")) define("summary", "POST", "summary", jsonBody());
+  if (entry.exports === true) {
+    defineRoute("exportByBody", "POST", "export", jsonBody(), exportTo, true);
+    defineRoute("exportByQueryString", "GET", "export", QpFilter({ entity: entry.entity, ignore }), exportTo, true);
+  }
 
   Controller(normalizedPath(entry.path))(QpEntityQueryController);
   UseGuards(...(options.guards ?? []))(QpEntityQueryController);

@@ -12,7 +12,7 @@
 // path to spend more than the limit, and the guesses were asked for). The request is refused as
 // a whole, so no statement runs.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { QpLedgerUnavailable } from "../budget/ledger.js";
+import { type IQpBudgetLedger, type QpBudgetCharge, QpLedgerUnavailable } from "../budget/ledger.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpGuessBudget } from "../decisions/options.js";
 import type { GuessedColumn } from "./sanitize-result.js";
@@ -33,18 +33,9 @@ export async function chargeGuessBudget(budget: QpGuessBudget | null, context: Q
   if (charged.length === 0) return;
   const scopeId = scopeIdOf(budget, context);
   for (const { entity, field, count } of charged) {
-    let result;
-    try {
-      result = await budget.ledger.charge({ scopeKind: budget.scope, scopeId, entity, field, kind: "guesses", cost: count, limit: budget.limit, window: budget.window });
-    } catch (error) {
-      const why = error instanceof QpLedgerUnavailable ? error.message : `the ledger failed (${error instanceof Error ? error.message : String(error)})`;
-      policyError(PolicyErrorCode.StoreUnavailable, `the guess budget could not be charged: ${why}; the request is refused`);
-    }
-    if (!result.charged) {
-      const reset = result.resetsAt ? `until ${result.resetsAt.toISOString()}` : "for good (window Never)";
-      policyError(PolicyErrorCode.GuessBudgetExhausted,
-        `the request makes ${count} guess${count === 1 ? "" : "es"} on ${entity}.${field}, and ${result.remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`);
-    }
+    await chargeOrRefuse(budget.ledger, { scopeKind: budget.scope, scopeId, entity, field, kind: "guesses", cost: count, limit: budget.limit, window: budget.window }, "guess budget",
+      (remaining, reset) => policyError(PolicyErrorCode.GuessBudgetExhausted,
+        `the request makes ${count} guess${count === 1 ? "" : "es"} on ${entity}.${field}, and ${remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`));
   }
 }
 
@@ -55,4 +46,20 @@ function scopeIdOf(budget: QpGuessBudget, context: QpPolicyContext): string {
     policyError(PolicyErrorCode.MissingContextValue, `the guess budget is kept per ${budget.scope} and the caller has no ${budget.scope} subject; the request is refused`);
   }
   return ids.length === 1 ? ids[0]! : JSON.stringify(ids);
+}
+
+/**
+ * One charge to a budget ledger, or the request refused: StoreUnavailable when the ledger cannot
+ * answer (whatever storeFailure says: a request that could not be charged never runs), and what
+ * `exhausted` throws when the allowance is spent (`reset`: when it comes back, in words).
+ */
+export async function chargeOrRefuse(ledger: IQpBudgetLedger, charge: QpBudgetCharge, budgetName: string, exhausted: (remaining: number, reset: string) => never): Promise<void> {
+  let result;
+  try {
+    result = await ledger.charge(charge);
+  } catch (error) {
+    const why = error instanceof QpLedgerUnavailable ? error.message : `the ledger failed (${error instanceof Error ? error.message : String(error)})`;
+    return policyError(PolicyErrorCode.StoreUnavailable, `the ${budgetName} could not be charged: ${why}; the request is refused`);
+  }
+  if (!result.charged) exhausted(result.remaining, result.resetsAt ? `until ${result.resetsAt.toISOString()}` : "for good (window Never)");
 }

@@ -3,7 +3,7 @@
 // never its results; never refunded), and noised on the rows before anything else sees them.
 import { Aggregator } from "../shapes/enums.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
-import { QpLedgerUnavailable } from "../budget/ledger.js";
+import { chargeOrRefuse } from "./guess-budget.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpPrivacyBudget } from "../decisions/options.js";
 import { noisyAverage, noisyCount, noisySum } from "../privacy/noisy-aggregates.js";
@@ -31,17 +31,8 @@ export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPo
   for (const [, { entity, field, cost }] of [...perColumn].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // Whole millionths: the ledger keeps six decimals.
     const charge = Math.round(cost * 1e6) / 1e6;
-    let result;
-    try {
-      result = await budget.ledger.charge({ scopeKind: budget.scope, scopeId, entity, field, kind: "privacy", cost: charge, limit: budget.limit, window: budget.window });
-    } catch (error) {
-      const why = error instanceof QpLedgerUnavailable ? error.message : `the ledger failed (${error instanceof Error ? error.message : String(error)})`;
-      policyError(PolicyErrorCode.StoreUnavailable, `the privacy budget could not be charged: ${why}; the request is refused`);
-    }
-    if (!result.charged) {
-      const reset = result.resetsAt ? `until ${result.resetsAt.toISOString()}` : "for good (window Never)";
-      policyError(PolicyErrorCode.PrivacyBudgetExhausted, `the request's private aggregates of ${entity}.${field} cost ε ${charge}, and ${result.remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`);
-    }
+    await chargeOrRefuse(budget.ledger, { scopeKind: budget.scope, scopeId, entity, field, kind: "privacy", cost: charge, limit: budget.limit, window: budget.window }, "privacy budget",
+      (remaining, reset) => policyError(PolicyErrorCode.PrivacyBudgetExhausted, `the request's private aggregates of ${entity}.${field} cost ε ${charge}, and ${remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`));
   }
 }
 

@@ -9,6 +9,7 @@
 // charges no budget: a counting ledger sees no charge, and sees the one an allowed guess makes.
 import assert from "node:assert/strict";
 import type { ObjectLiteral } from "typeorm";
+import { CountingLedger } from "./domain.js";
 import {
   type GuardedQuery, type IQpBudgetLedger, PolicyErrorCode, type QpBudgetCharge, QpInMemoryBudgetLedger, QpInMemoryRuleStore, QpPolicyContext,
   QpPolicyEngine, QpSubjectKind, QpTier, applyPolicy,
@@ -38,15 +39,6 @@ async function bisect(atLeast: (x: number) => Promise<boolean>, lo: number, hi: 
   return { value: lo, requests };
 }
 
-/** A ledger that records every charge and passes it to an in-memory one. */
-class CountingLedger implements IQpBudgetLedger {
-  readonly charges: QpBudgetCharge[] = [];
-  private readonly inner = new QpInMemoryBudgetLedger();
-  charge(charge: QpBudgetCharge) {
-    this.charges.push(charge);
-    return this.inner.charge(charge);
-  }
-}
 
 describeOnTargets("Private aggregates: the closed channels", targets, privacyDatabase, (target, dataSource) => {
   function guard<T extends ObjectLiteral>(entity: new () => T, context: QpPolicyContext): GuardedQuery<T> {

@@ -3,7 +3,7 @@
 // rule names (the role "analyst"), so the same attack can be run with and without the protection.
 import "reflect-metadata";
 import { Column, type DataSource, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
-import { MaskStrategy, QpEntityCatalogue, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
+import { type IQpBudgetLedger, MaskStrategy, type QpBudgetCharge, QpEntityCatalogue, QpInMemoryBudgetLedger, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import type { Dialect } from "../support/target-list.js";
 
@@ -63,3 +63,12 @@ export function privacyDatabase(dialect: Dialect): Promise<DataSource> {
   return pending;
 }
 
+/** A ledger that records every charge and passes it to an in-memory one. */
+export class CountingLedger implements IQpBudgetLedger {
+  readonly charges: QpBudgetCharge[] = [];
+  private readonly inner = new QpInMemoryBudgetLedger();
+  charge(charge: QpBudgetCharge) {
+    this.charges.push(charge);
+    return this.inner.charge(charge);
+  }
+}

@@ -8,6 +8,7 @@
 // builder (which the host would run past the noise), are refused before any charge.
 import assert from "node:assert/strict";
 import type { Logger, ObjectLiteral } from "typeorm";
+import { CountingLedger } from "./domain.js";
 import { RecordingLogger } from "../support/query-logging.js";
 import {
   type GuardedQuery, type IQpBudgetLedger, PolicyErrorCode, QpConfigurationError, type QpBudgetCharge, QpInMemoryBudgetLedger, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine,
@@ -29,14 +30,6 @@ function exactSums(): Map<string, number> {
   return sums;
 }
 
-class CountingLedger implements IQpBudgetLedger {
-  readonly charges: QpBudgetCharge[] = [];
-  private readonly inner = new QpInMemoryBudgetLedger();
-  charge(charge: QpBudgetCharge) {
-    this.charges.push(charge);
-    return this.inner.charge(charge);
-  }
-}
 
 async function engineWith(budget: { limit: number; ledger?: IQpBudgetLedger }): Promise<QpPolicyEngine> {
   const engine = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", caps: { minGroupSize: 1 }, privacyBudget: budget }, { ruleStore: new QpInMemoryRuleStore() });
