@@ -2,6 +2,7 @@
 // startup), hash salt, token vault and the entity catalogue. `addQpPolicies` binds the
 // `QueryLib.Policies` configuration section, refusing unknown keys, bad time spans and caps
 // below their minimum.
+import { type CountMode, countModes } from "../shapes/shapes.js";
 import { type CursorSecret, minimumSecretBytes, secretBytes } from "../cursor/cursor-codec.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
 import { type QpCaps, capDefaults, capMaximum, capMinimum } from "../limits/caps.js";
@@ -149,13 +150,31 @@ export interface QpPolicyOptions {
    * hold only in this process; replicas behind one load balancer must share a secret.
    */
   cursorSecrets: readonly CursorSecret[];
+  /**
+   * How pages are counted, per exposed entity (its public name) or for every entity ("*"): the
+   * count mode a page without one gets (`default`), and the most a request may ask (`max`, exact
+   * above estimated above none; more is CapExceeded at page.count). Empty (the default): the
+   * spec's exact count, and any mode may be asked.
+   */
+  counts: Readonly<Record<string, QpCountRule>>;
   /** The per-caller privacy budget of private aggregates (QpPrivacyBudget, #45). */
   privacyBudget: QpPrivacyBudget;
 }
 
 export type QpLintMode = "off" | "warn" | "error";
 
-export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "privacyBudget" | "cursorSecrets">> & {
+/** One entity's counting (QpPolicyOptions.counts). */
+export interface QpCountRule {
+  readonly default: CountMode;
+  readonly max: CountMode;
+}
+
+/** exact above estimated above none: what a count mode costs, and what it tells. */
+export const countRank = (mode: CountMode): number => (mode === "exact" ? 2 : mode === "estimated" ? 1 : 0);
+
+export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "privacyBudget" | "cursorSecrets" | "counts">> & {
+  /** Per public name or "*": `{ default?, max? }` (QpPolicyOptions.counts). */
+  counts?: Readonly<Record<string, Partial<QpCountRule>>>;
   /** One secret or several (the first seals): QpPolicyOptions.cursorSecrets. */
   cursorSecrets?: CursorSecret | readonly CursorSecret[];
   guessBudget?: QpGuessBudgetInput | null;
@@ -204,7 +223,7 @@ const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refres
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
-  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "privacyBudget", "cursorSecrets"];
+  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "privacyBudget", "cursorSecrets", "counts"];
   for (const key of Object.keys(input)) if (!known.includes(key)) throw new QpConfigurationError(`QpPolicyOptions.${key}: unknown option`);
   return {
     tier: input.tier === undefined ? QpTier.Convenience : readEnum(input.tier, Object.values(QpTier), "tier"),
@@ -221,8 +240,30 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     lint: input.lint === undefined ? "warn" : readEnum(input.lint, ["off", "warn", "error"] as const, "lint"),
     guessBudget: resolveGuessBudget(input.guessBudget),
     cursorSecrets: resolveCursorSecrets(input.cursorSecrets),
+    counts: resolveCounts(input.counts),
     privacyBudget: resolvePrivacyBudget(input.privacyBudget),
   };
+}
+
+/** The count rules, each checked: known modes, the default no more than the max (which defaults to exact). */
+export function resolveCounts(input: Readonly<Record<string, Partial<QpCountRule>>> | null | undefined): Readonly<Record<string, QpCountRule>> {
+  const rules: Record<string, QpCountRule> = {};
+  if (input === null || input === undefined) return Object.freeze(rules);
+  if (typeof input !== "object" || Array.isArray(input)) throw new QpConfigurationError("counts must be an object of { default?, max? } by entity public name or \"*\"");
+  for (const [name, rule] of Object.entries(input)) {
+    if (rule === null || typeof rule !== "object") throw new QpConfigurationError(`counts.${name} must be { default?, max? }`);
+    for (const key of Object.keys(rule)) if (key !== "default" && key !== "max") throw new QpConfigurationError(`counts.${name}.${key}: unknown; expected default or max`);
+    const mode = (value: unknown, key: string, fallback: CountMode): CountMode => {
+      if (value === undefined) return fallback;
+      if (typeof value !== "string" || !countModes.includes(value as CountMode)) throw new QpConfigurationError(`counts.${name}.${key}: "${String(value)}" is not one of ${countModes.join(", ")}`);
+      return value as CountMode;
+    };
+    const max = mode(rule.max, "max", "exact");
+    const byDefault = mode(rule.default, "default", max);
+    if (countRank(byDefault) > countRank(max)) throw new QpConfigurationError(`counts.${name}: the default "${byDefault}" asks more than the max "${max}"`);
+    rules[name] = Object.freeze({ default: byDefault, max });
+  }
+  return Object.freeze(rules);
 }
 
 /** The cursor secrets as a list, each checked (a short secret would let cursors be forged by search). */

@@ -15,7 +15,7 @@ import { assertValidPolicy } from "../decisions/validate-policy.js";
 import { GuardedCaches } from "../guard/guarded-caches.js";
 import { type QpLintOptions, lintPolicy, reportLint } from "../lint/lint-policy.js";
 import type { QpLintFinding } from "../lint/lint-fields.js";
-import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveCursorSecrets, resolveGuessBudget, resolveOptions } from "../decisions/options.js";
+import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveCounts, resolveCursorSecrets, resolveGuessBudget, resolveOptions } from "../decisions/options.js";
 import { CursorKeyring } from "../cursor/cursor-codec.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
 
@@ -33,11 +33,14 @@ export class QpPolicyEngine {
   constructor(options: QpPolicyOptionsInput | QpPolicyOptions = {}, readonly providers: QpPolicyProviders = {}) {
     // A resolved object may have been changed by a configure callback since: its guess budget is resolved (defaults, checks) here.
     this.options = Object.freeze(isResolved(options)
-      ? { ...options, caps: Object.freeze({ ...options.caps }), guessBudget: resolveGuessBudget(options.guessBudget as QpGuessBudgetInput | null | undefined), cursorSecrets: resolveCursorSecrets(options.cursorSecrets) }
+      ? { ...options, caps: Object.freeze({ ...options.caps }), guessBudget: resolveGuessBudget(options.guessBudget as QpGuessBudgetInput | null | undefined), cursorSecrets: resolveCursorSecrets(options.cursorSecrets), counts: resolveCounts(options.counts as never) }
       : resolveOptions(options));
     this.cursorKeyring = this.options.cursorSecrets.length > 0 ? new CursorKeyring(this.options.cursorSecrets) : CursorKeyring.random();
     // Validated once, whole: every configuration problem of the exposed entities at startup.
     assertValidPolicy(this.options);
+    for (const name of Object.keys(this.options.counts)) {
+      if (name !== "*" && this.options.entities.find(name) === undefined) throw new QpConfigurationError(`counts.${name}: no entity is exposed as "${name}" (use a public name, or "*" for every entity)`);
+    }
     // Linted once too: its decorators and options (the rules are linted by lintAsync, and where they change).
     if (this.options.lint !== "off") reportLint(lintPolicy(this.options, [], providers.lintOptions), this.options.lint, providers.logger ?? console);
     this.ruleStore = providers.ruleStore ?? new QpInMemoryRuleStore();

@@ -15,10 +15,10 @@
 //   entity's forced predicates (tenant-navigation.ts), applied in its join or EXISTS.
 import { Codes, fail } from "../errors/codes.js";
 import { Aggregator, Connector, DataType, Operator } from "../shapes/enums.js";
-import type { Condition, ConditionGroup, PageBy } from "../shapes/shapes.js";
+import type { Condition, ConditionGroup, CountMode, PageBy } from "../shapes/shapes.js";
 import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { EntityModel } from "../model/entity-model.js";
-import type { Aggregate, HavingPredicate, Predicate } from "../plan/nodes.js";
+import type { Aggregate, Estimate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
 import type { ShapePlan } from "../plan/nodes.js";
 import { withoutImpliedBy } from "./implied-by-forced.js";
@@ -36,6 +36,8 @@ export interface PlanAdditions {
   readonly floor: number;
   /** The page a guard reads when the request names none (null: the request named one). */
   readonly page: PageBy | null;
+  /** The count mode of a page that names none, from the entity's counting (QpPolicyOptions.counts); null or absent: exact. */
+  readonly countDefault?: { readonly mode: CountMode; readonly exactBelow: number } | null;
   /** A Filter's or Segment's columns the caller may read, null for the whole root; undefined: a Summary's (no projection). */
   readonly projection?: readonly ResolvedPath[] | null;
   /**
@@ -150,11 +152,21 @@ function withPrivateCount(planned: ShapePlan, wanted: boolean): ShapePlan {
   return { kind: "summary", plan: { ...planned.plan, aggregates: [...planned.plan.aggregates, { alias: privateCountAlias, aggregator: Aggregator.Count, value: null }] } };
 }
 
+/** A page without a count mode, given the entity's default one (sanitize-page.ts), and the estimate "estimated" needs. */
+function countedPage(page: PageBy | null, byDefault: PlanAdditions["countDefault"]): { page: PageBy | null; estimate: Estimate | null } {
+  if (!page || !byDefault || (page.count !== undefined && page.count !== null)) return { page, estimate: null };
+  const estimate: Estimate | null = byDefault.mode === "estimated" ? { by: "planner", exactBelow: byDefault.exactBelow } : null;
+  return { page: { ...page, count: byDefault.mode }, estimate };
+}
+
 const noKeys: ReadonlySet<string> = new Set();
 
 /** The injected page where the request named none; a Filter's or Segment's projection as the policy decided it. */
 function pagedAndProjected(planned: ShapePlan, additions: PlanAdditions): ShapePlan {
-  const page = planned.plan.page ?? additions.page;
+  // A Summary counts its groups exactly or not at all: an entity's default "estimated" leaves its pages exact.
+  const counted = countedPage(planned.plan.page ?? additions.page, planned.kind === "summary" && additions.countDefault?.mode === "estimated" ? null : additions.countDefault);
+  const page = counted.page;
+  if (counted.estimate && planned.kind !== "summary") planned = { ...planned, plan: { ...planned.plan, estimate: counted.estimate } } as ShapePlan;
   if (planned.kind === "summary") return page === planned.plan.page ? planned : { kind: "summary", plan: { ...planned.plan, page } };
   const selects = additions.projection === undefined ? planned.plan.selects : additions.projection;
   // Fail closed: a guarded plan never keeps the unguarded "all".

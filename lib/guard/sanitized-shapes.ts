@@ -35,16 +35,19 @@ const stripGroup = (group: ConditionGroup): Stripped => [
 
 const stripOrders = (orders: Filter["orders"]): Stripped | null => (orders ? orders.map((o) => [o.sort, o.field, o.direction]) : null);
 
+/** Whether a page is given, and its count mode (decided against the entity's counting: sanitize-page.ts). */
+const pageKey = (page: Filter["page"]) => (page ? page.count ?? "page" : 0);
+
 /** Everything of a parsed Filter or Segment but its values and page numbers (keyOf's unambiguous spelling); null for a Summary. */
 export function shapeKeyOf(kind: ShapeKind, parsed: unknown): string | null {
   if (kind === "filter") {
     const filter = parsed as Filter;
-    return keyOf(["f", filter.conditionGroup ? stripGroup(filter.conditionGroup) : null, stripOrders(filter.orders), filter.selects ?? null, filter.page ? 1 : 0]);
+    return keyOf(["f", filter.conditionGroup ? stripGroup(filter.conditionGroup) : null, stripOrders(filter.orders), filter.selects ?? null, pageKey(filter.page)]);
   }
   if (kind === "segment") {
     const segment = parsed as Segment;
     const sets = segment.conditionSets.map((set) => [set.sort, set.intersection, stripGroup(set.conditionGroup)]);
-    return keyOf(["s", sets, stripOrders(segment.orders), segment.selects ?? null, segment.page ? 1 : 0]);
+    return keyOf(["s", sets, stripOrders(segment.orders), segment.selects ?? null, pageKey(segment.page)]);
   }
   return null;
 }

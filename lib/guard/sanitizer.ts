@@ -73,6 +73,8 @@ export class Sanitizer {
   readonly guessingConditions: { field: string; where: string; feature: string; guard: InferenceGuard; operator: Operator }[] = [];
   /** The page a guard injects when the request has none. */
   injectedPage: PageBy | null = null;
+  /** The count mode the entity's counting gives a page that names none (sanitize-page.ts). */
+  countDefault: PlanAdditions["countDefault"] = null;
   /** The forced conditions, once injected (the same for every Segment set). */
   forcedConditions: readonly Condition[] = [];
   renames: RenameTree = new Map();
@@ -269,6 +271,7 @@ export class Sanitizer {
       // The kept columns are real paths (resolved by property names, as decided above).
       projection: projection === undefined ? undefined : projection && projection.map((path) => resolvePath(this.root, path, "selects")),
       selectKeys: this.selectKeys,
+      ...(this.countDefault ? { countDefault: this.countDefault } : {}),
       ...(this.privateClamps.size ? { clamps: this.privateClamps } : {}),
       ...(this.privateAggregates.size ? { privateCount: true } : {}),
     };

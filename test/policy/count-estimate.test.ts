@@ -6,7 +6,7 @@
 // tells no more than the exact count the caller may ask for. SQLite has no estimate (exact or
 // none); an array counts exactly.
 import assert from "node:assert/strict";
-import { LogicException, QpEntityCatalogue, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTier, toList, toListAsync } from "../../lib/index.js";
+import { LogicException, PolicyException, QpConfigurationError, QpEntityCatalogue, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTier, toList, toListAsync } from "../../lib/index.js";
 import { Doctor, Patient } from "./domain.js";
 import { patientsOf } from "./helpers.js";
 import { forEachPolicyTarget } from "./policy-targets.js";
@@ -58,6 +58,36 @@ forEachPolicyTarget("Policy: count estimated", (ctx) => {
       assert.equal(page.count, "exact");
       assert.equal(page.totalCount, 2);
     }
+  });
+
+  it("an entity's counting (QpPolicyOptions.counts): its default for a page without a count, its max refused above (CapExceeded), also after a cached shape", async () => {
+    const engine = new QpPolicyEngine({ tier: QpTier.Convenience, entities: entities(), caps: { maxExactEstimate: 10 }, counts: { patients: { default: "none", max: "estimated" }, "*": { default: "estimated" } } });
+    const t1 = await tenant(engine, "t-1");
+    const plainPage = await run(Patient, t1, { orders: [{ sort: 1, field: "id" }], page: { pageNumber: 1, pageSize: 5 } }) as Page & { policy: { entries: { field: string; action: string }[] } };
+    assert.equal(plainPage.totalCount, null);
+    assert.equal(plainPage.count, "none");
+    assert.equal(plainPage.hasNextPage, true);
+    assert.ok(plainPage.policy.entries.some((e) => e.field === "page.count" && e.action === "Defaulted"), JSON.stringify(plainPage.policy.entries));
+    // The same shape again (the sanitized shape is cached), now asking for more than the max.
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(async () => run(Patient, t1, { orders: [{ sort: 1, field: "id" }], page: { pageNumber: 1, pageSize: 5, count: "exact" } }),
+        (error: unknown) => error instanceof PolicyException && error.code === "CapExceeded" && error.path === "page.count");
+    }
+    const estimated = await run(Patient, t1, { orders: [{ sort: 1, field: "id" }], page: { pageNumber: 1, pageSize: 5, count: "estimated" } });
+    assert.equal(estimated.count, "none", "scoped: bounded, above the cap of 10");
+    // Without a page: the injected page gets the default too.
+    assert.equal((await run(Patient, t1, {})).totalCount, null);
+    // "*" for the other entities: doctors default to estimated (2 rows; a planner that never saw the table may guess above the cap).
+    const doctors = await run(Doctor, await engine.prepareAsync(new QpPolicyContext()), { page: { pageNumber: 1, pageSize: 1 } });
+    if (doctors.count === "exact") assert.equal(doctors.totalCount, 2);
+    else assert.equal(doctors.count, "estimated");
+    assert.equal(doctors.hasNextPage, true);
+  });
+
+  it("counts are checked at startup: a public name not exposed, a default above the max, a mode that is none of the three", () => {
+    assert.throws(() => new QpPolicyEngine({ entities: entities(), counts: { nurses: { default: "none" } } }), (e: unknown) => e instanceof QpConfigurationError && /nurses/.test(e.message));
+    assert.throws(() => new QpPolicyEngine({ entities: entities(), counts: { patients: { default: "exact", max: "none" } } }), (e: unknown) => e instanceof QpConfigurationError && /asks more than the max/.test(e.message));
+    assert.throws(() => new QpPolicyEngine({ entities: entities(), counts: { patients: { default: "some" as never } } }), QpConfigurationError);
   });
 
   it("a Summary counts its groups exactly or not at all: estimated is refused", async () => {
