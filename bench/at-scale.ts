@@ -34,7 +34,7 @@ const argv = process.argv.slice(2);
 const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ROWS = Number(arg("rows") ?? 1_000_000);
 const ROUNDS = Number(arg("rounds") ?? 11);
-const DIALECTS = (arg("dialects")?.split(",") ?? ["postgres", "mariadb", "sqlite"]) as Dialect[];
+const DIALECTS = (arg("dialects")?.split(",") ?? allDialects) as Dialect[];
 const WRITE = !argv.includes("--no-write");
 const PAGE_SIZE = 50;
 const DEPTH = Number(arg("depth") ?? 5_000);
