@@ -108,7 +108,7 @@ async function seeded(dialect: Dialect): Promise<DataSource> {
     await dataSource.query(`INSERT INTO customer (${columns})
       SELECT i, 'Customer ' || i, md5(i::text), ((ARRAY['Bronze','Silver','Gold'])[1 + i % 3])::customer_tier_enum, i % 2 = 0,
         CASE WHEN i % 7 = 0 THEN NULL ELSE i % 1000 END, (i % 100000) / 100.0,
-        TIMESTAMP '2023-01-01' + ((i * 7919) % 100000000) * INTERVAL '1 second', NULL, NULL, NULL, 'City ' || (i % 500), 'PE', NULL
+        TIMESTAMP '2023-01-01' + ((i::bigint * 7919) % 100000000) * INTERVAL '1 second', NULL, NULL, NULL, 'City ' || (i % 500), 'PE', NULL
       FROM generate_series(1, ${ROWS}) AS i`);
     await dataSource.query("ANALYZE customer");
   } else if (dialect === "mariadb") {
