@@ -25,6 +25,8 @@ function itemOf(id: number): CursorItem {
 }
 
 const byRankThenAt = { orders: [{ sort: 1, field: "rank", direction: "Ascending" }, { sort: 2, field: "at", direction: "Descending" }] };
+/** As a numbered page spells the cursor pages' order: ties by the primary key in the last order's direction (plan/seek.ts). */
+const byRankThenAtNumbered = { orders: [...byRankThenAt.orders, { sort: 3, field: "id", direction: "Descending" }] };
 
 describeOnTargets("Cursor walks while rows change", targets, (dialect: Dialect) => openIsolatedDatabase(dialect, "querylib_cursor", [CursorItem]), (target, dataSource) => {
   let rows: CursorItem[] = [];
@@ -48,7 +50,7 @@ describeOnTargets("Cursor walks while rows change", targets, (dialect: Dialect) 
   });
 
   it("rows inserted and deleted between pages: no row twice, none that existed throughout skipped, the order kept", async () => {
-    const start = (await run({ ...byRankThenAt, page: { pageNumber: 1, pageSize: 1000 } })).data.map((r) => r.id);
+    const start = (await run({ ...byRankThenAtNumbered, page: { pageNumber: 1, pageSize: 1000 } })).data.map((r) => r.id);
     const deleted = new Set<number>();
     const visited: number[] = [];
     let after = "";
@@ -73,7 +75,7 @@ describeOnTargets("Cursor walks while rows change", targets, (dialect: Dialect) 
     const throughout = start.filter((id) => !deleted.has(id));
     for (const id of throughout) assert.ok(visited.includes(id), `row ${id} existed throughout and was skipped`);
     // The rows visited keep the order the final state gives them.
-    const final = (await run({ ...byRankThenAt, page: { pageNumber: 1, pageSize: 1000 } })).data.map((r) => r.id);
+    const final = (await run({ ...byRankThenAtNumbered, page: { pageNumber: 1, pageSize: 1000 } })).data.map((r) => r.id);
     const still = visited.filter((id) => final.includes(id));
     assert.deepEqual(still, final.filter((id) => still.includes(id)));
   });

@@ -22,6 +22,16 @@ const orderings: { name: string; orders: object[] }[] = [
   { name: "balance descending, tier descending", orders: [{ sort: 1, field: "balance", direction: "Descending" }, { sort: 2, field: "tier", direction: "Descending" }] },
 ];
 
+/**
+ * The same order as a numbered page spells it: a cursor page breaks ties by the primary key in
+ * the direction of its last order (plan/seek.ts), a numbered page by the primary key ascending.
+ */
+function tieBroken(orders: object[]): object[] {
+  const last = orders.at(-1) as { field: string; direction: string } | undefined;
+  if (!last || last.field === "id") return orders;
+  return [...orders, { sort: 99, field: "id", direction: last.direction }];
+}
+
 const someRows = { connector: "And", conditions: [{ field: "id", dataType: "Number", operator: "LessThanOrEqual", values: [150] }] };
 
 forEachTarget("Cursor pages: walks visit every row once, in order", (ctx) => {
@@ -70,7 +80,7 @@ forEachTarget("Cursor pages: walks visit every row once, in order", (ctx) => {
   for (const { name, orders } of orderings) {
     it(`${name}: forwards and backwards, every row once, as the numbered page orders them`, async () => {
       const base = { conditionGroup: someRows, orders };
-      const whole = ids(await run({ ...base, page: { pageNumber: 1, pageSize: 1000 } }));
+      const whole = ids(await run({ ...base, orders: tieBroken(orders), page: { pageNumber: 1, pageSize: 1000 } }));
       assert.equal(whole.length, 150);
       const forward = await walkForward(base, 7);
       assert.deepEqual(forward.visited, whole);
@@ -81,7 +91,7 @@ forEachTarget("Cursor pages: walks visit every row once, in order", (ctx) => {
 
   it("page size 1 over ties and NULLs: every row once", async () => {
     const base = { conditionGroup: { conditions: [{ field: "id", dataType: "Number", operator: "LessThanOrEqual", values: [40] }] }, orders: [{ sort: 1, field: "score", direction: "Descending" }, { sort: 2, field: "tier", direction: "Ascending" }] };
-    const whole = ids(await run({ ...base, page: { pageNumber: 1, pageSize: 1000 } }));
+    const whole = ids(await run({ ...base, orders: tieBroken(base.orders), page: { pageNumber: 1, pageSize: 1000 } }));
     assert.deepEqual((await walkForward(base, 1)).visited, whole);
     assert.deepEqual(await walkBackward(base, 1), whole);
   });
@@ -118,7 +128,7 @@ forEachTarget("Cursor pages: walks visit every row once, in order", (ctx) => {
 
   it("a numbered page with count none: no total, hasNextPage from one row more", async () => {
     const base = { conditionGroup: someRows, orders: orderings[2]!.orders };
-    const whole = ids(await run({ ...base, page: { pageNumber: 1, pageSize: 1000 } }));
+    const whole = ids(await run({ ...base, page: { pageNumber: 1, pageSize: 1000 } })); // numbered pages both: the spec's tie-break
     const page15 = await run({ ...base, page: { pageNumber: 15, pageSize: 10, count: "none" } });
     assert.deepEqual(ids(page15), whole.slice(140, 150));
     assert.equal(page15.hasNextPage, false);
@@ -140,7 +150,7 @@ forEachTarget("Cursor pages: walks visit every row once, in order", (ctx) => {
 
   it("a Segment pages by cursor too", async () => {
     const base = { conditionSets: [{ sort: 1, conditionGroup: someRows }, { sort: 2, intersection: "Except", conditionGroup: { conditions: [{ field: "tier", dataType: "Enum", operator: "Equal", values: ["Gold"] }] } }], orders: orderings[3]!.orders };
-    const whole = ids(await run({ ...base, page: { pageNumber: 1, pageSize: 1000 } }));
+    const whole = ids(await run({ ...base, orders: tieBroken(base.orders), page: { pageNumber: 1, pageSize: 1000 } }));
     const visited: number[] = [];
     let after = "";
     for (let pages = 0; pages < 100; pages++) {
