@@ -10,7 +10,8 @@ import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { PathLookup } from "../plan/path-lookup.js";
 import type { Predicate } from "../plan/nodes.js";
-import type { Filter, Segment } from "../shapes/shapes.js";
+import type { Filter, PageBy, Segment } from "../shapes/shapes.js";
+import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
 import { parseShape } from "../pipeline/stages.js";
@@ -46,6 +47,21 @@ export interface GuardEngine extends SanitizeSource {
 }
 
 const noGuesses: readonly GuessedColumn[] = [];
+
+/**
+ * A cursor page's SQL would show its seek parameters: the sort keys the cursor carries, which it
+ * encrypts because the caller may not see them all (the primary key appended as the tie-break, a
+ * field the caller may order by but not select). A guarded page read from a cursor never returns
+ * its SQL (QueryStringDenied), after the request's own decisions; the first and last pages (an
+ * empty cursor) carry none and may.
+ */
+function withoutCursorSql<D>(decided: D, parsed: ParsedShape, getQueryString: boolean): D {
+  const page = (parsed as { page?: PageBy | null }).page;
+  if (getQueryString && page && ((page.after ?? "") !== "" || (page.before ?? "") !== "")) {
+    policyError(PolicyErrorCode.QueryStringDenied, "a page read from a cursor does not return its SQL: its parameters would show the cursor's values", "getQueryString");
+  }
+  return decided;
+}
 
 /** The policy trace of each guarded builder, made when it was built (policyTraceOf). */
 export const builtTraces = new WeakMap<object, PolicyTrace>();
@@ -115,7 +131,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    */
   decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
     // The policy span carries the decisions' counts; the query's span gets them too (a cache hit has no policy span: reused()).
-    return stage(SpanNames.policy, () => this.decideNow(model, kind, parsed, getQueryString, cached), (span, decided) => {
+    return stage(SpanNames.policy, () => withoutCursorSql(this.decideNow(model, kind, parsed, getQueryString, cached), parsed, getQueryString), (span, decided) => {
       span.setAttributes(policyAttributes(decided.sanitized.trace));
       annotateQuery(() => policyAttributes(decided.sanitized.trace));
     });

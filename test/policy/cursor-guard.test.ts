@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import {
   LogicException, MaskStrategy, PolicyEffect, PolicyException, QpEntityCatalogue, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTier,
 } from "../../lib/index.js";
-import { Patient } from "./domain.js";
+import { Doctor, Patient } from "./domain.js";
 import { assertTenant, patientsOf, plain } from "./helpers.js";
 import { forEachPolicyTarget, type PolicyTargetContext } from "./policy-targets.js";
 
@@ -128,6 +128,19 @@ forEachPolicyTarget("Policy: cursor pages", (ctx) => {
     const strict = new QpPolicyEngine({ tier: QpTier.Strict, cursorSecrets: secret, entities: entities() });
     const context = await contextOf(strict, "t-1");
     await assert.rejects(() => run(ctx, context, { orders: [{ sort: 1, field: "diagnosis", direction: "Ascending" }], page: { pageSize: 5, after: "" } }), PolicyException);
+  });
+
+  it("attack: a page read from a cursor with getQueryString would show the cursor's values as SQL parameters: refused (QueryStringDenied)", async () => {
+    const doctors = new QpPolicyEngine({ tier: QpTier.Convenience, cursorSecrets: secret, entities: new QpEntityCatalogue().expose(Doctor, "doctors") });
+    const context = await doctors.prepareAsync(new QpPolicyContext());
+    const guarded = ctx.guard(Doctor, context);
+    const first = await guarded.toListAsync({ orders: [{ sort: 1, field: "name" }], page: { pageSize: 1, after: "" } } as never, true) as unknown as Page & { queryString: string | null };
+    if (ctx.target !== "memory") assert.match(first.queryString ?? "", /SELECT/, "the first page (no cursor) may show its SQL");
+    await assert.rejects(() => guarded.toListAsync({ orders: [{ sort: 1, field: "name" }], page: { pageSize: 1, after: first.nextCursor } } as never, true),
+      (error: unknown) => error instanceof PolicyException && error.code === "QueryStringDenied");
+    // Without the SQL the same page is read.
+    const second = await guarded.toListAsync({ orders: [{ sort: 1, field: "name" }], page: { pageSize: 1, after: first.nextCursor } } as never);
+    assert.equal(second.data.length, 1);
   });
 
   it("count none under a policy: no total, the tenant's rows only", async () => {
