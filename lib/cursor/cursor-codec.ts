@@ -21,6 +21,7 @@ const saltLength = 16;
 const tagLength = 16;
 const zeroIv = Buffer.alloc(12);
 const info = Buffer.from("querylib cursor v1");
+const padding = 128;
 
 /** A secret that seals cursors: 32 bytes or more (a string counts its UTF-8 bytes). */
 export type CursorSecret = string | Uint8Array;
@@ -60,7 +61,11 @@ export class CursorKeyring {
     const header = Buffer.from([version]);
     const cipher = createCipheriv("aes-256-gcm", messageKey(this.secrets[0]!, salt), zeroIv, { authTagLength: tagLength });
     cipher.setAAD(Buffer.concat([header, salt]));
-    const plain = Buffer.from(JSON.stringify({ b: bindingDigest(binding), v: values.map(encodeValue) }), "utf8");
+    const json = Buffer.from(JSON.stringify({ b: bindingDigest(binding), v: values.map(encodeValue) }), "utf8");
+    // Padded with spaces (JSON reads past trailing whitespace) to a multiple of 128 bytes: GCM keeps
+    // the length, and an unpadded cursor's length would tell the length of the sort keys' values
+    // (a field the caller may order by but not select, the primary key's digits).
+    const plain = Buffer.concat([json, Buffer.alloc((padding - (json.length % padding)) % padding, 0x20)]);
     const sealed = Buffer.concat([header, salt, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return sealed.toString("base64url");
   }
