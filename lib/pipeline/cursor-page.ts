@@ -31,9 +31,11 @@ export interface CursorBinding {
   readonly page: PageBy;
 }
 
-export function cursorBindingOf(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, source: string, scope: CursorScope): CursorBinding | null {
+/** `scopeOf` is asked only for a cursor page: a guard's scope (subjects sorted, values keyed) is no work for every request. */
+export function cursorBindingOf(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, source: string, scopeOf: () => CursorScope): CursorBinding | null {
   const page = (parsed as { page?: PageBy | null }).page ?? null;
   if (!page || !isCursorPage(page)) return null;
+  const scope = scopeOf();
   const request = stableText({ ...parsed, page: null });
   const table = model.metadata?.tablePath ?? "";
   return { binding: keyOf(["querylib cursor", model.name, table, source, kind, request, scope.scope]), keyring: scope.keyring, page };

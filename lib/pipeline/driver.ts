@@ -186,7 +186,7 @@ function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard
   if (isCursorPage((parsed as { page?: PageBy | null }).page)) store = null;
   const deciding = guard.decide(model, kind, parsed, getQueryString, store !== null);
   const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
-  const cursor = cursorBindingOf(model, kind, parsed, resolved.connection.dialect.name, guard.cursors(decided));
+  const cursor = cursorBindingOf(model, kind, parsed, resolved.connection.dialect.name, () => guard.cursors(decided));
   const planned: Planned<D> = { prepared: stage(SpanNames.plan, () => preparePlan(resolved, planOf(guard, model, kind, parsed, decided, openCursor(cursor)))), decided };
   if (store) {
     guard.prepared(model, planned);
@@ -207,7 +207,7 @@ function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: Q
     if (begun instanceof Promise) yield begun;
     const deciding = guard.decide(model, kind, parsed, getQueryString, false);
     const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
-    const cursor = cursorBindingOf(model, kind, parsed, "memory", guard.cursors(decided));
+    const cursor = cursorBindingOf(model, kind, parsed, "memory", () => guard.cursors(decided));
     return yield* ranAndTransformed(guard, kind, decided, cursor, () => runPlanInMemory(rows, stage(SpanNames.plan, () => planOf(guard, model, kind, parsed, decided, openCursor(cursor))), request.typed, getQueryString, memory));
   })());
 }
