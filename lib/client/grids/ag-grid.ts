@@ -160,7 +160,7 @@ export function translateServerSideRequest(core: GridCore, request: IServerSideG
   groupKeys.forEach((key, i) => {
     const column = columnIdOf(rowGroupCols[i]!);
     // The key came from a group row QueryLib returned: exact equality (or blank for a null key), not the text filter's folding.
-    where.push(key === null || key === undefined ? { kind: "blank", column, blank: true } : { kind: "set", column, values: [key] });
+    where.push({ kind: "key", column, value: key ?? null });
   });
   const startRow = request.startRow ?? 0;
   const endRow = request.endRow ?? startRow + 100;
@@ -231,7 +231,7 @@ function gridErrorOf(error: unknown, built: BuiltRequest<unknown> | null): Error
   if (error instanceof GridRefusal || error instanceof GridQueryError) return error;
   const body: QueryLibErrorBody | null = error instanceof QueryLibHttpError ? error.body : isObject(error) && typeof error["code"] === "string" ? (error as unknown as QueryLibErrorBody) : null;
   if (!body) return error instanceof Error ? error : new Error(String(error));
-  return new GridQueryError(body, built ? columnOfError(body, built.paths) : null, error instanceof QueryLibHttpError ? error.status : null);
+  return new GridQueryError(body, built ? columnOfError(body, built.paths) : null, error instanceof QueryLibHttpError ? error.status : null, error);
 }
 
 // ---- datasources ------------------------------------------------------------------------------

@@ -149,6 +149,8 @@ export type GridPredicate =
   | { readonly kind: "blank"; readonly column: string; readonly blank: boolean }
   | { readonly kind: "set"; readonly column: string; readonly values: readonly GridValue[]; readonly negated?: boolean }
   | { readonly kind: "boolean"; readonly column: string; readonly value: boolean }
+  /** A group key the server returned (a drill-down): exact Equal, IsNull for the blank group. */
+  | { readonly kind: "key"; readonly column: string; readonly value: GridValue }
   | { readonly kind: "group"; readonly connector: "AND" | "OR"; readonly parts: readonly GridPredicate[] };
 
 export interface GridSort { readonly column: string; readonly direction: "asc" | "desc" }
@@ -384,6 +386,8 @@ export class GridCore {
         if (p.blank) return empty ? or(leaf(Operator.IsNull, [], "blank"), leaf(Operator.Equal, [""], "blank (empty text)")) : leaf(Operator.IsNull, [], "blank");
         return empty ? and(leaf(Operator.IsNotNull, [], "not blank"), leaf(Operator.NotEqual, [""], "not blank (empty text)")) : leaf(Operator.IsNotNull, [], "not blank");
       }
+      case "key":
+        return p.value === null || p.value === undefined ? leaf(Operator.IsNull, [], "the blank group") : leaf(Operator.Equal, [this.value(column, p.value)], "a group's key");
       case "boolean":
         if (column.dataType !== DataType.Boolean) throw new GridRefusal("GridUnsupportedFilter", column.id, `a true/false filter on a ${column.dataType} column`);
         return leaf(Operator.Equal, [p.value], String(p.value));
@@ -570,8 +574,8 @@ export class GridQueryError extends Error {
   readonly path: string | null;
   readonly column: string | null;
   readonly status: number | null;
-  constructor(body: QueryLibErrorBody, column: string | null, status: number | null = null) {
-    super(body.message ?? body.code);
+  constructor(body: QueryLibErrorBody, column: string | null, status: number | null = null, cause?: unknown) {
+    super(body.message ?? body.code, cause === undefined ? undefined : { cause });
     this.name = "GridQueryError";
     this.code = body.code;
     this.errorCode = body.errorCode ?? null;
@@ -625,7 +629,8 @@ export function operatorsNeeded(column: GridColumn, p: GridPredicate["kind"], te
     case "blank":
       return column.dataType === DataType.Text ? (test === "notBlank" ? [Operator.IsNotNull, Operator.NotEqual] : [Operator.IsNull, Operator.Equal]) : [test === "notBlank" ? Operator.IsNotNull : Operator.IsNull];
     case "boolean":
-      return column.dataType === DataType.Boolean ? [Operator.Equal] : [];
+    case "key":
+      return column.dataType === DataType.Boolean || p === "key" ? [Operator.Equal] : [];
     case "set":
       return [Operator.In];
     case "group":
