@@ -335,6 +335,12 @@ export interface ColumnDefsOptions extends Partial<GridCoreOptions> {
   readonly setFilter?: boolean;
   /** The transport the set filter's values come from when a column has no allowedValues but may be grouped (with setFilter). */
   readonly transport?: QueryLibTransport;
+  /**
+   * AG Grid Community: leave out what only Enterprise modules read (enableRowGroup, enableValue,
+   * allowedAggFuncs; AG Grid reports them as missing modules otherwise). The core's columns still say
+   * what may be grouped and aggregated (GridColumn.groupable, .aggregators). Default false.
+   */
+  readonly community?: boolean;
 }
 
 /** The class AG Grid puts on a transformed column's header and cells (style it to mark masked/hashed/generalized values). */
@@ -350,14 +356,15 @@ export function columnDefsFromSchema(schema: GridSchema | GridCore, options: Col
   const core = coreOf(schema, { timeZone: "UTC", ...options });
   return core.columns.map((column): ColDef => {
     const filterOptions = agFilterOptions(column);
-    const setValues = options.setFilter === true && column.operators.has(column.dataType === DataType.Boolean ? Operator.Equal : Operator.In);
+    const setValues = options.setFilter === true && options.community !== true && column.operators.has(column.dataType === DataType.Boolean ? Operator.Equal : Operator.In);
     const useSet = Boolean(setValues && (column.allowedValues || (column.groupable && options.transport)));
     const filter = !column.filterable ? false : useSet ? "agSetColumnFilter"
       : filterOptions.length === 0 ? false
       : column.dataType === DataType.Number ? "agNumberColumnFilter" : column.dataType === DataType.Date || column.dataType === DataType.DateTime ? "agDateColumnFilter" : "agTextColumnFilter";
     const aggFuncsAllowed = column.aggregators.map((a) => aggFuncOf[a]).filter((f): f is string => f !== undefined);
     const tooltip = [column.description, column.transformed ? `Values shown transformed: ${column.transforms.join(", ") || "masked"}` : null].filter(Boolean).join(" — ");
-    const cellDataType = { [DataType.Number]: "number", [DataType.Boolean]: "boolean", [DataType.Date]: "dateString", [DataType.DateTime]: "dateTimeString", [DataType.Text]: "text", [DataType.Enum]: "text", [DataType.Guid]: "text" }[column.dataType];
+    // A transformed column's values are text (a mask, a bucket "1000-2000", a formatted number), whatever the field stores.
+    const cellDataType = column.transformed ? "text" : { [DataType.Number]: "number", [DataType.Boolean]: "boolean", [DataType.Date]: "dateString", [DataType.DateTime]: "dateTimeString", [DataType.Text]: "text", [DataType.Enum]: "text", [DataType.Guid]: "text" }[column.dataType];
     return {
       colId: column.id,
       field: column.id,
@@ -371,9 +378,7 @@ export function columnDefsFromSchema(schema: GridSchema | GridCore, options: Col
           ? { filterParams: { filterOptions, caseSensitive: column.caseSensitive, ...(column.dataType === DataType.Number || column.dataType === DataType.Date || column.dataType === DataType.DateTime ? { inRangeInclusive: column.inRangeInclusive } : {}), ...(column.dataType === DataType.Boolean ? { maxNumConditions: 1 } : {}) } }
           : {}),
       sortable: column.sortable,
-      enableRowGroup: column.groupable,
-      enableValue: aggFuncsAllowed.length > 0,
-      ...(aggFuncsAllowed.length ? { allowedAggFuncs: aggFuncsAllowed } : {}),
+      ...(options.community ? {} : { enableRowGroup: column.groupable, enableValue: aggFuncsAllowed.length > 0, ...(aggFuncsAllowed.length ? { allowedAggFuncs: aggFuncsAllowed } : {}) }),
       hide: !column.selectable,
       ...(column.transformed ? { headerClass: transformedClass, cellClass: transformedClass } : {}),
       context: { querylib: { dataType: column.dataType, transforms: column.transforms, selectable: column.selectable } },
