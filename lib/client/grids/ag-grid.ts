@@ -322,7 +322,7 @@ const textOptions = ["contains", "notContains", "equals", "notEqual", "startsWit
 const numberOptions = ["equals", "notEqual", "greaterThan", "greaterThanOrEqual", "lessThan", "lessThanOrEqual", "inRange", "blank", "notBlank"] as const;
 const dateOptions = ["equals", "notEqual", "lessThan", "greaterThan", "inRange", "blank", "notBlank"] as const;
 
-const kindOfOption = (option: string): GridPredicate["kind"] => (option === "blank" || option === "notBlank" ? "blank" : option === "inRange" ? "range" : orderTests.has(option) ? "order" : "compare");
+const kindOfOption = (option: string): Exclude<GridPredicate["kind"], "group"> => (option === "blank" || option === "notBlank" ? "blank" : option === "inRange" ? "range" : orderTests.has(option) ? "order" : "compare");
 
 /** The AG Grid filter options a column may offer: each one whose operators the caller may all use. */
 export function agFilterOptions(column: GridColumn): string[] {

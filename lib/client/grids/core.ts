@@ -351,7 +351,11 @@ export class GridCore {
       if (p.parts.length === 0) throw new GridRefusal("GridInvalidRequest", null, "an empty AND/OR group");
       return { kind: "group", connector: p.connector === "OR" ? Connector.Or : Connector.And, parts: p.parts.map((q) => this.predicate(q)) };
     }
-    const column = this.column(p.column);
+    return this.leafPredicate(this.column(p.column), p);
+  }
+
+  /** A predicate on one column (the column given, so that operatorsNeeded can ask about a column with every operator). */
+  leafPredicate(column: GridColumn, p: Exclude<GridPredicate, { kind: "group" }>): TreePart {
     if (!column.filterable) throw new GridRefusal("GridFilterNotAllowed", column.id, "this caller may not filter by it");
     const leaf = (op: Operator, values: (string | number | boolean)[], why: string): TreePart => ({ kind: "condition", column: column.id, operator: this.require(column, op, why), dataType: column.dataType, values });
     const isText = column.dataType === DataType.Text || column.dataType === DataType.Enum || column.dataType === DataType.Guid;
@@ -611,31 +615,45 @@ export function summaryKeyOf(path: string): string {
   return path.split(".").map((s, i) => (i === 0 ? s : s.charAt(0).toUpperCase() + s.slice(1))).join("");
 }
 
-/** Every operator a grid-neutral predicate may need on a column (for a grid's option list). */
-export function operatorsNeeded(column: GridColumn, p: GridPredicate["kind"], test?: string): Operator[] {
-  const fold = !column.caseSensitive;
-  switch (p) {
-    case "compare": {
-      if (column.dataType === DataType.Guid) return test === "equals" ? [Operator.Equal] : test === "notEqual" ? [Operator.NotEqual, Operator.IsNull] : [];
-      const isText = column.dataType === DataType.Text || column.dataType === DataType.Enum;
-      if (!isText) return test === "notEqual" ? [Operator.NotEqual] : test === "equals" ? [Operator.Equal] : [];
-      const base = { equals: fold ? Operator.IEqual : Operator.Equal, notEqual: fold ? Operator.INotEqual : Operator.NotEqual, contains: fold ? Operator.IContains : Operator.Contains, notContains: fold ? Operator.INotContains : Operator.NotContains, startsWith: fold ? Operator.IStartsWith : Operator.StartsWith, endsWith: fold ? Operator.IEndsWith : Operator.EndsWith }[test as "equals"];
-      return test === "notEqual" || test === "notContains" ? [base, Operator.IsNull] : [base];
-    }
-    case "order":
-      return ordered.has(column.dataType) ? [{ lessThan: Operator.LessThan, lessThanOrEqual: Operator.LessThanOrEqual, greaterThan: Operator.GreaterThan, greaterThanOrEqual: Operator.GreaterThanOrEqual }[test as "lessThan"]] : [];
-    case "range":
-      return ordered.has(column.dataType) ? (column.inRangeInclusive ? [Operator.Between] : [Operator.GreaterThan, Operator.LessThan]) : [];
-    case "blank":
-      return column.dataType === DataType.Text ? (test === "notBlank" ? [Operator.IsNotNull, Operator.NotEqual] : [Operator.IsNull, Operator.Equal]) : [test === "notBlank" ? Operator.IsNotNull : Operator.IsNull];
-    case "boolean":
-    case "key":
-      return column.dataType === DataType.Boolean || p === "key" ? [Operator.Equal] : [];
-    case "set":
-      return [Operator.In];
-    case "group":
-      return [];
+/** A value of each DataType, to ask which operators a predicate takes (operatorsNeeded). */
+const sampleValues: Readonly<Record<DataType, string | number | boolean>> = {
+  [DataType.Text]: "x", [DataType.Enum]: "x", [DataType.Guid]: "00000000-0000-0000-0000-000000000000", [DataType.Number]: 1,
+  [DataType.Boolean]: true, [DataType.DateTime]: "2024-01-01T00:00:00Z", [DataType.Date]: "2024-01-01",
+};
+const everyOperator = new Set(Object.values(Operator));
+const neutral = new GridCore({ entity: "", fields: [] }, { timeZone: "UTC" });
+
+/**
+ * The operators a grid-neutral predicate uses on a column: the predicate is built (GridCore.leafPredicate,
+ * the very translation a request gets) on the column with every operator allowed, and its
+ * conditions' operators are collected; none when the predicate does not apply to the column's DataType.
+ */
+export function operatorsNeeded(column: GridColumn, kind: Exclude<GridPredicate["kind"], "group">, test?: string): Operator[] {
+  const value = sampleValues[column.dataType];
+  const on = column.id;
+  const predicate: Exclude<GridPredicate, { kind: "group" }> | null =
+    kind === "compare" ? { kind, column: on, test: test as "equals", value }
+    : kind === "order" ? { kind, column: on, test: test as "lessThan", value }
+    : kind === "range" ? { kind, column: on, from: value, to: value }
+    : kind === "blank" ? { kind, column: on, blank: test !== "notBlank" }
+    : kind === "boolean" ? { kind, column: on, value: test !== "false" }
+    : kind === "set" ? { kind, column: on, values: [value] }
+    : kind === "key" ? { kind, column: on, value }
+    : null;
+  if (predicate === null) return [];
+  let tree: TreePart;
+  try {
+    tree = neutral.leafPredicate({ ...column, filterable: true, operators: everyOperator }, predicate);
+  } catch {
+    return [];
   }
+  const used = new Set<Operator>();
+  const collect = (part: TreePart): void => {
+    if (part.kind === "condition") used.add(part.operator);
+    else part.parts.forEach(collect);
+  };
+  collect(tree);
+  return [...used];
 }
 
 /** Whether the caller may use every operator a predicate needs (an empty need: never). */
