@@ -344,7 +344,8 @@ export class GridCore {
    *   cells; QueryLib's negations never match null);
    * - blank: IsNull, OR Equal "" on text (an empty text is blank to the grids); not blank: the opposite;
    * - range: GreaterThan AND LessThan (exclusive), or Between when inclusive;
-   * - set: In (null in the list: OR IsNull), negated NotIn AND IsNotNull / OR IsNull as the list says.
+   * - set: In (null in the list: OR IsNull, and "" in the list on text); negated: NotIn, OR IsNull
+   *   unless null is among the excluded values.
    */
   predicate(p: GridPredicate): TreePart {
     if (p.kind === "group") {
@@ -410,7 +411,9 @@ export class GridCore {
         if (!p.negated) {
           // An empty selection matches nothing: IsNull AND IsNotNull says so without a special case on the server.
           if (values.length === 0 && !blanks) return and(leaf(Operator.IsNull, [], "an empty set"), leaf(Operator.IsNotNull, [], "an empty set"));
-          const list = values.length > 0 ? [leaf(Operator.In, values, "a set of values")] : [];
+          // The blank key of a text column is null or empty text, as for the blank option.
+          const listed = blanks && column.dataType === DataType.Text ? [...values, ""] : values;
+          const list = listed.length > 0 ? [leaf(Operator.In, listed, "a set of values")] : [];
           return blanks ? (list.length ? or(...list, leaf(Operator.IsNull, [], "a set with blanks")) : leaf(Operator.IsNull, [], "a set with blanks")) : list[0]!;
         }
         // Nothing but blanks excluded: the non-blank rows; nothing excluded at all: every row.

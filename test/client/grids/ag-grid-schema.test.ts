@@ -179,6 +179,25 @@ describe("Grid core", () => {
     assert.throws(() => core.page(10, 10), GridRefusal);
   });
 
+  it("translates set filters with blanks, isNoneOf, and drill-down keys (an instant, a blank group) to exact conditions", () => {
+    const core = new GridCore({ entity: "x", fields: [
+      { path: "notes", dataType: "Text", operators: ["In", "NotIn", "IsNull", "IsNotNull", "Equal"], features: ["Where", "Select", "Group"] },
+      { path: "at", dataType: "DateTime", operators: ["Equal", "IsNull"], features: ["Where", "Select", "Group"] },
+    ] }, { timeZone: "Europe/Berlin" });
+    const conditions = (filterModel: unknown, groupKeys: unknown[] = [], rowGroupCols: { id: string; displayName: string; field: string }[] = []) => {
+      const t = translateServerSideRequest(core, { startRow: 0, endRow: 10, rowGroupCols, valueCols: [], pivotCols: [], pivotMode: false, groupKeys: groupKeys as string[], sortModel: [], filterModel: filterModel as never });
+      const flat = (g: { conditions: { field: string; operator: string; values: unknown[] }[]; subConditionGroups: unknown[]; connector: string }): unknown[] =>
+        [g.connector, ...g.conditions.map((c) => `${c.field} ${c.operator} ${JSON.stringify(c.values)}`), ...(g.subConditionGroups as typeof g[]).map(flat)];
+      return flat((t.built.request as unknown as { conditionGroup: Parameters<typeof flat>[0] }).conditionGroup);
+    };
+    assert.deepEqual(conditions({ notes: { filterType: "set", values: ["a", null] } }), ["And", ["Or", 'notes In ["a",""]', "notes IsNull []"]]);
+    assert.deepEqual(conditions({ filterType: "set", colId: "notes", type: "isNoneOf", values: ["a"] }), ["And", ["Or", 'notes NotIn ["a"]', "notes IsNull []"]]);
+    assert.deepEqual(conditions({ filterType: "set", colId: "notes", type: "isNoneOf", values: ["a", null] }), ["And", 'notes NotIn ["a"]']);
+    const group = [{ id: "at", displayName: "At", field: "at" }, { id: "notes", displayName: "Notes", field: "notes" }];
+    // A key the server returned is compared exactly: an instant with its offset, a blank group as IsNull.
+    assert.deepEqual(conditions(null, ["2024-05-01T10:00:00.000Z", null], group), ["And", 'at Equal ["2024-05-01T10:00:00.000Z"]', "notes IsNull []"]);
+  });
+
   it("maps an error's path to the column whose condition, order or aggregate it names (the longest recorded prefix)", () => {
     const core = new GridCore({ entity: "x", fields: [
       { path: "a", dataType: "Text", operators: ["IContains", "IsNull", "INotContains"], features: ["Where", "Select", "Order"] },
