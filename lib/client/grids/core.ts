@@ -143,9 +143,11 @@ export type GridValue = string | number | boolean | Date | null;
 
 /** A predicate on one column; each adapter maps its grid's filter options onto these. */
 export type GridPredicate =
-  | { readonly kind: "compare"; readonly column: string; readonly test: "equals" | "notEqual" | "contains" | "notContains" | "startsWith" | "endsWith"; readonly value: GridValue }
+  /** `caseSensitive` overrides the column's (Refine's `containss`, say); absent, the column decides. */
+  | { readonly kind: "compare"; readonly column: string; readonly test: "equals" | "notEqual" | "contains" | "notContains" | "startsWith" | "endsWith"; readonly value: GridValue; readonly caseSensitive?: boolean }
   | { readonly kind: "order"; readonly column: string; readonly test: "lessThan" | "lessThanOrEqual" | "greaterThan" | "greaterThanOrEqual"; readonly value: GridValue }
-  | { readonly kind: "range"; readonly column: string; readonly from: GridValue; readonly to: GridValue; readonly inclusive?: boolean }
+  /** `inclusive` overrides the column's; `negated`: outside the range (NotBetween when inclusive). */
+  | { readonly kind: "range"; readonly column: string; readonly from: GridValue; readonly to: GridValue; readonly inclusive?: boolean; readonly negated?: boolean }
   | { readonly kind: "blank"; readonly column: string; readonly blank: boolean }
   | { readonly kind: "set"; readonly column: string; readonly values: readonly GridValue[]; readonly negated?: boolean }
   | { readonly kind: "boolean"; readonly column: string; readonly value: boolean }
@@ -324,8 +326,9 @@ export class GridCore {
   }
 
   /** The operator for a text test, folded unless the column is case-sensitive. */
-  private textOperator(column: GridColumn, test: "equals" | "notEqual" | "contains" | "notContains" | "startsWith" | "endsWith"): Operator {
-    const fold = !column.caseSensitive;
+  private textOperator(column: GridColumn, test: "equals" | "notEqual" | "contains" | "notContains" | "startsWith" | "endsWith", caseSensitive?: boolean): Operator {
+    // Enum and Guid have no folding operator, whatever a predicate asks.
+    const fold = column.dataType === DataType.Text && !(caseSensitive ?? column.caseSensitive);
     const table = {
       equals: fold ? Operator.IEqual : Operator.Equal,
       notEqual: fold ? Operator.INotEqual : Operator.NotEqual,
@@ -369,7 +372,7 @@ export class GridCore {
           if (p.test !== "equals" && p.test !== "notEqual") throw new GridRefusal("GridUnsupportedFilter", column.id, `"${p.test}" applies to text, and this column holds ${column.dataType}`);
           return leaf(p.test === "equals" ? Operator.Equal : Operator.NotEqual, [value], p.test);
         }
-        const op = column.dataType === DataType.Guid ? (p.test === "equals" ? Operator.Equal : p.test === "notEqual" ? Operator.NotEqual : null) : this.textOperator(column, p.test);
+        const op = column.dataType === DataType.Guid ? (p.test === "equals" ? Operator.Equal : p.test === "notEqual" ? Operator.NotEqual : null) : this.textOperator(column, p.test, p.caseSensitive);
         if (op === null) throw new GridRefusal("GridUnsupportedFilter", column.id, `"${p.test}" does not apply to an identifier`);
         const condition = leaf(op, [value], p.test);
         return p.test === "notEqual" || p.test === "notContains" ? or(condition, leaf(Operator.IsNull, [], `${p.test} (blank cells match it)`)) : condition;
@@ -383,7 +386,12 @@ export class GridCore {
         if (!ordered.has(column.dataType)) throw new GridRefusal("GridUnsupportedFilter", column.id, `"inRange" compares numbers or dates, and this column holds ${column.dataType}`);
         const from = this.value(column, p.from);
         const to = this.value(column, p.to);
-        if (p.inclusive ?? column.inRangeInclusive) return leaf(Operator.Between, [from, to], "an inclusive range");
+        const inclusive = p.inclusive ?? column.inRangeInclusive;
+        if (p.negated) {
+          if (inclusive) return leaf(Operator.NotBetween, [from, to], "outside an inclusive range");
+          return or(leaf(Operator.LessThanOrEqual, [from], "outside an exclusive range"), leaf(Operator.GreaterThanOrEqual, [to], "outside an exclusive range"));
+        }
+        if (inclusive) return leaf(Operator.Between, [from, to], "an inclusive range");
         return and(leaf(Operator.GreaterThan, [from], "an exclusive range"), leaf(Operator.LessThan, [to], "an exclusive range"));
       }
       case "blank": {

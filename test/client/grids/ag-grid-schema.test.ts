@@ -198,6 +198,21 @@ describe("Grid core", () => {
     assert.deepEqual(conditions(null, ["2024-05-01T10:00:00.000Z", null], group), ["And", 'at Equal ["2024-05-01T10:00:00.000Z"]', "notes IsNull []"]);
   });
 
+  it("a predicate may override the column's case and range bounds, and negate a range (for the grids whose operators say so)", () => {
+    const core = new GridCore({ entity: "x", fields: [
+      { path: "t", dataType: "Text", operators: ["Contains", "IContains", "IsNull"], features: ["Where"] },
+      { path: "e", dataType: "Enum", operators: ["Contains"], features: ["Where"] },
+      { path: "n", dataType: "Number", operators: ["NotBetween", "LessThanOrEqual", "GreaterThanOrEqual", "Between"], features: ["Where"] },
+    ] }, { timeZone: "UTC" });
+    const ops = (p: Parameters<GridCore["predicate"]>[0]) => JSON.stringify(core.predicate(p));
+    assert.match(ops({ kind: "compare", column: "t", test: "contains", value: "a" }), /"IContains"/);
+    assert.match(ops({ kind: "compare", column: "t", test: "contains", value: "a", caseSensitive: true }), /"Contains"/);
+    assert.match(ops({ kind: "compare", column: "e", test: "contains", value: "a", caseSensitive: false }), /"operator":"Contains"/, "an Enum never folds");
+    assert.match(ops({ kind: "range", column: "n", from: 1, to: 5, negated: true, inclusive: true }), /"NotBetween"/);
+    assert.match(ops({ kind: "range", column: "n", from: 1, to: 5, negated: true }), /"connector":"Or".*"LessThanOrEqual".*"GreaterThanOrEqual"/);
+    assert.match(ops({ kind: "range", column: "n", from: 1, to: 5, inclusive: true }), /"Between"/);
+  });
+
   it("maps an error's path to the column whose condition, order or aggregate it names (the longest recorded prefix)", () => {
     const core = new GridCore({ entity: "x", fields: [
       { path: "a", dataType: "Text", operators: ["IContains", "IsNull", "INotContains"], features: ["Where", "Select", "Order"] },
