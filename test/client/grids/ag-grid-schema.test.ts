@@ -8,7 +8,7 @@ import type { ColDef } from "ag-grid-community";
 import { type SampleApp, startSampleApp } from "../../../sample-app/main.js";
 import { Operator } from "../../../lib/client/index.js";
 import { GridCore, GridQueryError, GridRefusal, type GridSchema, columnOfError, instantInZone } from "../../../lib/client/grids/core.js";
-import { type QueryLibTransport, columnDefsFromSchema, httpTransport, serverSideRows, setFilterValues, translateServerSideRequest } from "../../../lib/client/grids/ag-grid.js";
+import { type QueryLibTransport, columnDefsFromSchema, createServerSideDatasource, httpTransport, serverSideRows, setFilterValues, translateServerSideRequest } from "../../../lib/client/grids/ag-grid.js";
 
 type Field = GridSchema["fields"][number];
 
@@ -211,6 +211,26 @@ describe("Grid core", () => {
     assert.match(ops({ kind: "range", column: "n", from: 1, to: 5, negated: true, inclusive: true }), /"NotBetween"/);
     assert.match(ops({ kind: "range", column: "n", from: 1, to: 5, negated: true }), /"connector":"Or".*"LessThanOrEqual".*"GreaterThanOrEqual"/);
     assert.match(ops({ kind: "range", column: "n", from: 1, to: 5, inclusive: true }), /"Between"/);
+  });
+
+  it("createServerSideDatasource: success gets { rowData, rowCount }; a refusal calls fail() and onError with the column, and sends nothing", async () => {
+    const core = new GridCore({ entity: "x", fields: [
+      { path: "id", dataType: "Number", operators: ["Equal"], features: ["Where", "Select", "Order"] },
+      { path: "name", dataType: "Text", operators: ["IEqual"], features: ["Where", "Select"] },
+    ] }, { timeZone: "UTC" });
+    const sent: unknown[] = [];
+    const transport: QueryLibTransport = { filter: async (r) => (sent.push(r), { data: [{ id: 1, name: "a" }, { id: 2, name: "b" }], totalCount: 2 }), summary: async () => ({ data: [], totalCount: 0 }) };
+    const errors: unknown[] = [];
+    const datasource = createServerSideDatasource(core, transport, { timeZone: "UTC", onError: (e) => errors.push(e) });
+    const call = (filterModel: unknown) => new Promise<{ ok: boolean; value?: unknown }>((resolve) => datasource.getRows({
+      request: { startRow: 0, endRow: 100, rowGroupCols: [], valueCols: [], pivotCols: [], pivotMode: false, groupKeys: [], filterModel: filterModel as never, sortModel: [] },
+      success: (value: unknown) => resolve({ ok: true, value }), fail: () => resolve({ ok: false }),
+    } as never));
+    assert.deepEqual(await call({ name: { filterType: "text", type: "equals", filter: "A" } }), { ok: true, value: { rowData: [{ id: 1, name: "a" }, { id: 2, name: "b" }], rowCount: 2 } });
+    assert.equal(sent.length, 1);
+    assert.deepEqual(await call({ name: { filterType: "text", type: "startsWith", filter: "A" } }), { ok: false });
+    assert.equal(sent.length, 1, "the refused request was not sent");
+    assert.ok(errors[0] instanceof GridRefusal && errors[0].column === "name" && errors[0].code === "GridOperatorNotAllowed");
   });
 
   it("maps an error's path to the column whose condition, order or aggregate it names (the longest recorded prefix)", () => {
