@@ -109,6 +109,16 @@ describeOnTargets("forFeature agGrid: POST {path}/ag-grid", dialects, featureDat
     expect((await post(block({}), null)).status).to.equal(401);
   });
 
+  it("a date filter on a Date field compares calendar dates (inRange without its bounds); a body's timeZone must be one", async () => {
+    const reply = await post(block({ filterModel: { admittedOn: { filterType: "date", type: "inRange", dateFrom: "2024-03-01 00:00:00", dateTo: "2024-08-15 00:00:00" } }, timeZone: "America/Lima" }));
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    const expected = mine().filter((p) => p.admittedOn > "2024-03-01" && p.admittedOn < "2024-08-15").map((p) => p.id).sort((a, b) => a - b);
+    expect(expected.length).to.be.greaterThan(0);
+    expect(reply.body.rowData.map((r: Row) => r.id)).to.deep.equal(expected);
+    const zone = await post(block({ timeZone: "Mars/Olympus" }));
+    expect([zone.status, zone.body.code]).to.deep.equal([400, "GridInvalidRequest"]);
+  });
+
   it("is listed in the OpenAPI document with the entity's other routes", () => {
     const document = queryLibOpenApiDocument(app);
     expect(document.paths).to.have.property("/patients/ag-grid");
