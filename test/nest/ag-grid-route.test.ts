@@ -119,6 +119,20 @@ describeOnTargets("forFeature agGrid: POST {path}/ag-grid", dialects, featureDat
     expect([zone.status, zone.body.code]).to.deep.equal([400, "GridInvalidRequest"]);
   });
 
+  it("a malformed body is a 400 with a code, never a 500", async () => {
+    const bodies = [
+      block({ rowGroupCols: [1] }), block({ rowGroupCols: [{ id: "status" }], valueCols: [null] }), block({ rowGroupCols: [{ id: "status" }], valueCols: [{ id: "score", aggFunc: "constructor" }] }),
+      block({ rowGroupCols: [{ id: "score" }], groupKeys: [{}] }), block({ filterModel: { name: 5 } }), block({ filterModel: { name: { filterType: "text", type: "equals", filter: { a: 1 } } } }),
+      block({ sortModel: [null] }), block({ startRow: "x" }), block({ filterModel: { filterType: "join", type: "AND", conditions: [{ filterType: "text", type: "equals" }] } }),
+      block({ filterModel: { score: { filterType: "set", values: "1" } } }), block({ groupKeys: ["a"] }), block({ pivotMode: true }),
+    ];
+    for (const body of bodies) {
+      const reply = await post(body);
+      expect(reply.status, JSON.stringify(body)).to.equal(400);
+      expect(reply.body.code, JSON.stringify(body)).to.be.a("string");
+    }
+  });
+
   it("is listed in the OpenAPI document with the entity's other routes", () => {
     const document = queryLibOpenApiDocument(app);
     expect(document.paths).to.have.property("/patients/ag-grid");

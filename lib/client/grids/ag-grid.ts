@@ -128,7 +128,12 @@ function sortsOf(sortModel: readonly SortModelItem[] | null | undefined): GridSo
   });
 }
 
-const columnIdOf = (c: ColumnVO) => c.field ?? c.id;
+/** A ColumnVO's column (its field, else its id); GridInvalidRequest for anything else. */
+function columnIdOf(c: ColumnVO, at: string): string {
+  const id = isObject(c) ? (c["field"] ?? c["id"]) : undefined;
+  if (typeof id !== "string" || id === "") throw new GridRefusal("GridInvalidRequest", null, `${at} must be a column { id, field? }`);
+  return id;
+}
 
 // ---- the server-side request ------------------------------------------------------------------
 
@@ -158,7 +163,7 @@ export function translateServerSideRequest(core: GridCore, request: IServerSideG
   }
   const where = filterModelPredicates(request.filterModel);
   groupKeys.forEach((key, i) => {
-    const column = columnIdOf(rowGroupCols[i]!);
+    const column = columnIdOf(rowGroupCols[i]!, `rowGroupCols[${i}]`);
     // The key came from a group row QueryLib returned: exact equality (or blank for a null key), not the text filter's folding.
     where.push({ kind: "key", column, value: key ?? null });
   });
@@ -167,11 +172,15 @@ export function translateServerSideRequest(core: GridCore, request: IServerSideG
   const { page, skip, take } = core.page(startRow, endRow, options.maxPageSize);
   const sorts = sortsOf(request.sortModel);
   if (groupKeys.length < rowGroupCols.length) {
-    const groupColumn = columnIdOf(rowGroupCols[groupKeys.length]!);
-    const values = (request.valueCols ?? []).map((v, i) => {
-      const aggregator = aggFuncs[v.aggFunc ?? ""];
-      if (!aggregator) throw new GridRefusal("GridAggregateNotAllowed", columnIdOf(v), `the aggFunc "${String(v.aggFunc)}" has no QueryLib aggregator`);
-      return { alias: `_ag${i}`, field: columnIdOf(v), aggregator };
+    const groupColumn = columnIdOf(rowGroupCols[groupKeys.length]!, `rowGroupCols[${groupKeys.length}]`);
+    const valueCols = request.valueCols ?? [];
+    if (!Array.isArray(valueCols)) throw new GridRefusal("GridInvalidRequest", null, "valueCols must be a list");
+    const values = valueCols.map((v, i) => {
+      const field = columnIdOf(v, `valueCols[${i}]`);
+      const aggFunc = v.aggFunc;
+      const aggregator = typeof aggFunc === "string" && Object.hasOwn(aggFuncs, aggFunc) ? aggFuncs[aggFunc]! : null;
+      if (!aggregator) throw new GridRefusal("GridAggregateNotAllowed", field, `the aggFunc "${String(aggFunc)}" has no QueryLib aggregator`);
+      return { alias: `_ag${i}`, field, aggregator };
     });
     const aggregates: GridAggregate[] = values.map((v) => ({ column: v.aggregator === Aggregator.Count ? null : v.field, aggregator: v.aggregator, alias: v.alias }));
     const levelSorts = sorts.flatMap((s): GridSort[] => {
