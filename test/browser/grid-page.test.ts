@@ -80,7 +80,9 @@ describe("grid page (Chromium)", function () {
     const sent = posts.length;
     await page.locator('#rows .ag-floating-filter[col-id="name"] input').fill("an");
     await nextRows(before);
-    const request = posts.slice(sent).find((p) => p.url === "/api/customers/filter")!;
+    await page.waitForLoadState("networkidle");
+    // The last block request the grid sent (the floating filter's debounce sends one per pause).
+    const request = posts.slice(sent).filter((p) => p.url === "/api/customers/filter").at(-1)!;
     expect(JSON.stringify(request.body)).to.match(/"field":"name","dataType":"Text","operator":"IContains","values":\["an"\]/);
     const reply = await callApi(app.url, "dev-cleo", "/api/customers/filter", request.body);
     expect(reply.status).to.equal(200);
