@@ -106,6 +106,17 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
     await assert.rejects(setFilterValues(new GridCore(schemas["ben"]!, { timeZone: "UTC" }), transport, "name"), (e: unknown) => e instanceof GridRefusal && e.code === "GridGroupNotAllowed" && e.column === "name");
   });
 
+  it("community: true leaves out what only Enterprise modules read (row groups, values, set filters); the rest is the same", () => {
+    const full = columnDefsFromSchema(schemas["cleo"]!, { setFilter: true });
+    const community = columnDefsFromSchema(schemas["cleo"]!, { setFilter: true, community: true });
+    for (const d of community) {
+      assert.deepEqual([d.enableRowGroup, d.enableValue, d.allowedAggFuncs], [undefined, undefined, undefined], d.colId);
+      assert.notEqual(d.filter, "agSetColumnFilter", d.colId);
+    }
+    assert.ok(full.some((d) => d.enableRowGroup === true) && full.some((d) => d.filter === "agSetColumnFilter"));
+    assert.deepEqual(community.map((d) => [d.colId, d.sortable, d.hide]), full.map((d) => [d.colId, d.sortable, d.hide]));
+  });
+
   describe("refused before the round trip, naming the column", () => {
     const counting = () => {
       const calls: unknown[] = [];
