@@ -21,6 +21,7 @@ import type { QpRuntime } from "./runtime.js";
 import type { QpFeatureRoute } from "./options.js";
 
 import { QP_RUNTIME } from "./tokens.js";
+import { type QpAgGridRouteOptions, agGridRows, checkAgGridOption } from "./ag-grid-route.js";
 
 export type { QpShapeName };
 const allShapes: readonly QpShapeName[] = ["filter", "segment", "summary"];
@@ -39,6 +40,13 @@ export interface QpFeatureEntity {
    * (docs/NESTJS.md, "Exports"). Off by default: an export reads up to MaxExportRows rows.
    */
   readonly exports?: boolean;
+  /**
+   * Also mount `POST {path}/ag-grid`: AG Grid's own server-side request body (startRow, endRow,
+   * rowGroupCols, valueCols, groupKeys, filterModel, sortModel), translated on the server against
+   * the caller's schema and answered `{ rowData, rowCount }` (docs/CLIENTS.md). `true`, or
+   * `{ timeZone }`: where a date without an offset is read (default "UTC"; a body may name its own).
+   */
+  readonly agGrid?: boolean | QpAgGridRouteOptions;
 }
 
 export interface QpFeatureOptions {
@@ -56,10 +64,11 @@ const literalPath = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/;
 function checkEntry(entry: unknown, at: string): asserts entry is QpFeatureEntity {
   if (entry === null || typeof entry !== "object") throw new QpConfigurationError(`${at} must be { entity, path, shapes? }`);
   for (const key of Object.keys(entry)) {
-    if (!["entity", "path", "shapes", "exports"].includes(key)) throw new QpConfigurationError(`${at}.${key}: unknown option; expected entity, path, shapes or exports`);
+    if (!["entity", "path", "shapes", "exports", "agGrid"].includes(key)) throw new QpConfigurationError(`${at}.${key}: unknown option; expected entity, path, shapes, exports or agGrid`);
   }
   const e = entry as QpFeatureEntity;
   if (e.exports !== undefined && typeof e.exports !== "boolean") throw new QpConfigurationError(`${at}.exports must be true or false`);
+  checkAgGridOption(e.agGrid, at);
   if (typeof e.entity !== "function") throw new QpConfigurationError(`${at}.entity must be an entity class`);
   if (typeof e.path !== "string" || !literalPath.test(e.path)) {
     throw new QpConfigurationError(`${at}.path "${String(e.path)}" must be a literal path such as "customers" (letters, digits, . _ ~ - and /)`);
@@ -152,7 +161,7 @@ function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptio
           `QueryLibModule.forFeature: ${entry.entity.name} is not exposed; expose it in QueryLibModule's configure: options.entities.expose(${entry.entity.name}, "<public name>")`,
         );
       }
-      this.route = { entity: entry.entity, publicName, path: normalizedPath(entry.path), shapes, sqlParameter, exports: entry.exports === true };
+      this.route = { entity: entry.entity, publicName, path: normalizedPath(entry.path), shapes, sqlParameter, exports: entry.exports === true, agGrid: agGrid !== null };
       this.repository = this.runtime.dataSource().getRepository(entry.entity as new () => ObjectLiteral);
       this.runtime.features.push(this.route);
     }
@@ -188,6 +197,11 @@ function createFeatureController(entry: QpFeatureEntity, options: QpFeatureOptio
   }
   if (shapes.includes("segment")) define("segment", "POST", "segment", jsonBody());
   if (shapes.includes("summary")) define("summary", "POST", "summary", jsonBody());
+  const agGrid = checkAgGridOption(entry.agGrid, "QueryLibModule.forFeature");
+  if (agGrid !== null) {
+    defineRoute("agGrid", "POST", "ag-grid", jsonBody(), (instance, body, context) =>
+      agGridRows((instance as QpEntityQueryController).runtime.engine, instance.repository, instance.route.publicName, body as Record<string, unknown>, context, agGrid));
+  }
   if (entry.exports === true) {
     defineRoute("exportByBody", "POST", "export", jsonBody(), exportTo, true);
     defineRoute("exportByQueryString", "GET", "export", QpFilter({ entity: entry.entity, ignore }), exportTo, true);

@@ -17,6 +17,7 @@ import { canReadPolicies, devAuthentication, devUsers, type DevUser, refuseDevTo
 import { sampleKeyVariables } from "./secrets.js";
 import { devHostBanner, devHostNotice, devModeRequested, markDevHost, resolveDevMode } from "./dev-mode.js";
 import { publicDirectory, setStaticHeaders } from "./public-files.js";
+import { gridVendor } from "./grid-vendor.js";
 import { answerBodyErrors, forgetEmptyBodies, jsonParserOptions, refuseUnreadableBodies } from "./request-bodies.js";
 
 export const sampleHost = "127.0.0.1";
@@ -93,6 +94,8 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
   for (const folder of clientFolders) {
     app.useStaticAssets(fileURLToPath(new URL(`../lib/${folder}/`, import.meta.url)), { prefix: `/querylib/${folder}/`, index: false, redirect: false, setHeaders: setStaticHeaders });
   }
+  // The grid page's AG Grid Community, from node_modules (grid-vendor.ts).
+  app.use(gridVendor());
   app.use(devMode.enabled ? devAuthentication : refuseDevTokens);
   // Unknown routes (and anything a controller's own filter did not answer) get the same JSON error body.
   app.useGlobalFilters(new QpExceptionFilter(app.get(HttpAdapterHost)));

@@ -18,6 +18,8 @@ export interface QpOpenApiRoute {
   readonly sqlParameter: boolean;
   /** `{path}/export` is mounted (forFeature's `exports`). */
   readonly exports?: boolean;
+  /** `{path}/ag-grid` is mounted (forFeature's `agGrid`). */
+  readonly agGrid?: boolean;
 }
 
 export interface QpOpenApiDocument {
@@ -104,6 +106,15 @@ export function openApiDocumentOf(routes: readonly QpOpenApiRoute[], caps: QpCap
     }
     if (route.shapes.includes("segment")) paths[url("segment")] = { post: post("segment", `${prefix}Segment`, `Segment ${route.publicName}: condition sets joined by set operations`) };
     if (route.shapes.includes("summary")) paths[url("summary")] = { post: post("summary", `${prefix}Summary`, `Summary of ${route.publicName}: groups and aggregates`) };
+    if (route.agGrid) {
+      paths[url("ag-grid")] = {
+        post: {
+          tags: [route.publicName], summary: `${route.publicName} for AG Grid's server-side row model: its own request body, answered { rowData, rowCount }`, operationId: `${route.publicName}_agGrid`,
+          requestBody: { required: true, ...json({ type: "object", description: "AG Grid's IServerSideGetRowsRequest (startRow, endRow, rowGroupCols, valueCols, pivotCols, pivotMode, groupKeys, filterModel, sortModel), and optionally timeZone (IANA)" }) },
+          responses: { 200: { description: "The block's rows (or group rows) and the row count", ...json({ type: "object", properties: { rowData: { type: "array", items: { type: "object" } }, rowCount: { type: "integer" } }, required: ["rowData", "rowCount"] }) }, ...errorResponses },
+        },
+      };
+    }
     if (route.exports) {
       const streamed = {
         200: {
