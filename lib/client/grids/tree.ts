@@ -4,11 +4,11 @@
 // checked as the core checks its own (the column exists, the caller may filter by it and use the
 // operator, the operator takes the column's DataType, the values are typed by it, a list stays
 // under the field's inference limit); and the answer of a transport failure as the column's error.
-import { Connector, DataType, Operator } from "../../shapes/enums.js";
-import type { Filter, PageBy } from "../../shapes/shapes.js";
+import { Connector, DataType, Direction, Intersection, Operator } from "../../shapes/enums.js";
+import type { ConditionSet, Filter, OrderBy, PageBy, Segment, Summary } from "../../shapes/shapes.js";
 import { operators } from "../../shapes/operator-table.js";
 import {
-  type BuiltRequest, type GridColumn, type GridCore, type GridPredicate, GridQueryError, GridRefusal, type GridSort, type GridValue, type QueryLibErrorBody, type TreePart, columnOfError,
+  type BuiltRequest, type GridAggregate, type GridColumn, type GridCore, type GridPredicate, GridQueryError, GridRefusal, type GridSort, type GridValue, type QueryLibErrorBody, type TreePart, columnOfError,
 } from "./core.js";
 
 /** A condition naming QueryLib's operator; `values` are typed by the column's DataType. */
@@ -62,6 +62,58 @@ export function buildFilter(core: GridCore, parts: { where: readonly Node[]; sor
   const where = parts.where.length ? core.group(treeOf(core, allOf(...parts.where)), "conditionGroup", paths) : null;
   const request: Filter = {
     ...(where ? { conditionGroup: where } : {}),
+    orders: core.orders(parts.sorts, paths, true),
+    selects: core.selects(parts.select ?? null, paths),
+    ...(parts.page ? { page: parts.page } : {}),
+  };
+  return { request, paths };
+}
+
+/**
+ * A Summary from mixed nodes, as GridCore.summary builds one from predicates: grouped by keys the
+ * caller may group by, aggregates it may take, ordered by its keys and aggregates only.
+ */
+export function buildSummary(core: GridCore, parts: { where: readonly Node[]; groupBy: readonly string[]; aggregates: readonly GridAggregate[]; sorts: readonly GridSort[]; page?: PageBy | null }): BuiltRequest<Summary> {
+  const paths = new Map<string, string>();
+  const where = parts.where.length ? core.group(treeOf(core, allOf(...parts.where)), "conditionGroup", paths) : null;
+  const keys = parts.groupBy.map((id, i) => {
+    paths.set(`groupBy.fields[${i}]`, id);
+    return core.groupKey(id).id;
+  });
+  const aggregateBy = parts.aggregates.map((a, i) => {
+    if (a.column !== null) paths.set(`groupBy.aggregateBy[${i}]`, a.column);
+    return core.aggregate(a.column, a.aggregator, a.alias);
+  });
+  const orders: OrderBy[] = [];
+  for (const s of parts.sorts) {
+    const alias = parts.aggregates.find((a) => a.alias === s.column);
+    if (!alias && !keys.includes(s.column)) throw new GridRefusal("GridSortNotAllowed", s.column, "a Summary orders by its group keys and aggregates only");
+    if (!alias && !core.column(s.column).sortable) throw new GridRefusal("GridSortNotAllowed", s.column, "this caller may not sort by it");
+    if (orders.some((o) => o.field === s.column)) continue;
+    paths.set(`orders[${orders.length}]`, alias?.column ?? s.column);
+    orders.push({ sort: orders.length + 1, field: s.column, direction: s.direction === "desc" ? Direction.Descending : Direction.Ascending });
+  }
+  const request: Summary = {
+    ...(where ? { conditionGroup: where } : {}),
+    groupBy: { fields: keys, aggregateBy },
+    ...(orders.length ? { orders } : {}),
+    ...(parts.page ? { page: parts.page } : {}),
+  };
+  return { request, paths };
+}
+
+/** A Segment: sets of mixed nodes joined in order (the first set's intersection is null), sorts, columns and a page as a Filter's. */
+export function buildSegment(core: GridCore, parts: { sets: readonly { where: readonly Node[]; intersection?: Intersection | `${Intersection}` | null }[]; sorts: readonly GridSort[]; select?: readonly string[] | null; page?: PageBy | null }): BuiltRequest<Segment> {
+  if (parts.sets.length === 0) throw new GridRefusal("GridInvalidRequest", null, "a Segment needs at least one set");
+  const paths = new Map<string, string>();
+  const conditionSets = parts.sets.map((set, i): ConditionSet => {
+    if (set.where.length === 0) throw new GridRefusal("GridInvalidRequest", null, `set ${i + 1} of the Segment has no condition`);
+    const intersection = i === 0 ? null : (set.intersection ?? Intersection.Union);
+    if (intersection !== null && !Object.values(Intersection).includes(intersection as Intersection)) throw new GridRefusal("GridInvalidRequest", null, `"${String(intersection)}" is not an intersection (Union, Intersect, Except)`);
+    return { sort: i + 1, intersection: intersection as Intersection | null, conditionGroup: core.group(treeOf(core, allOf(...set.where)), `conditionSets[${i}].conditionGroup`, paths) };
+  });
+  const request: Segment = {
+    conditionSets,
     orders: core.orders(parts.sorts, paths, true),
     selects: core.selects(parts.select ?? null, paths),
     ...(parts.page ? { page: parts.page } : {}),

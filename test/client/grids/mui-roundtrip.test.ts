@@ -15,7 +15,7 @@ import { GridCore, GridRefusal } from "../../../lib/client/grids/core.js";
 import { type MuiFilterAnswer, type MuiTransport, createDataSource } from "../../../lib/client/grids/mui.js";
 import { Customer } from "../../domain/entities.js";
 import { forEachTarget, type TargetContext } from "../../support/targets.js";
-import { customerSchema } from "./ag-grid-roundtrip.test.js";
+import { customerSchema } from "./customer-schema.js";
 
 const timeZone = "America/New_York";
 type Row = Record<string, unknown>;
