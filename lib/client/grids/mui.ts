@@ -353,6 +353,10 @@ export function columnsFromSchema(schema: GridSchema | GridCore, options: MuiCol
       type,
       ...(type === "singleSelect" ? { valueOptions: [...column.allowedValues!] } : {}),
       ...(valueGetter ? { valueGetter: valueGetter as never } : {}),
+      // A transformed date (generalized to a year, masked) is not a date: shown as the API sent it.
+      ...((type === "date" || type === "dateTime") && column.transformed
+        ? { valueFormatter: ((value: Date | null, row: Record<string, unknown>) => (value ? (type === "date" ? value.toLocaleDateString() : value.toLocaleString()) : String(valueAt(row, column.id) ?? ""))) as never }
+        : {}),
       filterable: filterOperators.length > 0,
       filterOperators,
       sortable: column.sortable,
