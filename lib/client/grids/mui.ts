@@ -23,7 +23,8 @@
 //   after/onOrAfter/before/onOrBefore compare the instant with t (MUI compares the raw value);
 // - the quick filter: every value (quickFilterLogicOperator "and", MUI's default; "or" when set)
 //   must match some visible column: IContains on text, Equal on numbers (MUI's string and numeric
-//   quick filter functions); columns that offer neither are skipped;
+//   quick filter functions), on a singleSelect In of the labels that contain it (any case); columns
+//   that offer none of these, and dates (MUI matches their formatted text), are skipped;
 // - pages: a cursor page when the grid asks the page after one it was answered (same filter, sort and
 //   page size), else a numbered page; `start` given as a string is a cursor (pageInfo.nextCursor).
 import type {
@@ -133,7 +134,11 @@ function quickFilterNode(core: GridCore, values: readonly unknown[], logic: stri
   const perWord = words.map((word): Node => {
     const parts: Node[] = [];
     for (const c of columns) {
-      if (isTextual(c) && offers(c, operatorsNeeded(c, "compare", "contains"))) parts.push({ kind: "compare", column: c.id, test: "contains", value: word });
+      if (c.dataType === DataType.Enum && c.allowedValues) {
+        // MUI matches a singleSelect's label case-insensitively: the labels that contain the word, exactly.
+        const labels = c.allowedValues.filter((v) => v.toLowerCase().includes(word.toLowerCase()));
+        if (labels.length && mayUse(c, Operator.In)) parts.push({ kind: "operator", column: c.id, operator: Operator.In, values: labels });
+      } else if (isTextual(c) && offers(c, operatorsNeeded(c, "compare", "contains"))) parts.push({ kind: "compare", column: c.id, test: "contains", value: word });
       else if (c.dataType === DataType.Number && Number.isFinite(Number(word)) && mayUse(c, Operator.Equal)) parts.push({ kind: "operator", column: c.id, operator: Operator.Equal, values: [Number(word)] });
     }
     if (parts.length === 0) throw new GridRefusal("GridUnsupportedFilter", null, `no column this caller may search takes the quick filter "${word}"`);

@@ -12,6 +12,7 @@
 //   nendswiths → Contains, NotContains, StartsWith, NotStartsWith, EndsWith, NotEndsWith;
 // - lt, lte, gt, gte → LessThan, LessThanOrEqual, GreaterThan, GreaterThanOrEqual;
 // - in, nin → In, NotIn (exact: Refine gives them no case-sensitive twin); a scalar is a list of one;
+//   null in the list: in → … OR IsNull, nin → … AND IsNotNull;
 // - between, nbetween → Between, NotBetween ([from, to], both bounds included);
 // - null, nnull → IsNull, IsNotNull (their value is ignored);
 // - and, or → a nested group (any depth up to 32);
@@ -88,7 +89,13 @@ export function crudFilterNode(core: GridCore, filter: CrudFilter, depth = 0): N
   if (op === Operator.In || op === Operator.NotIn) {
     const list = Array.isArray(value) ? value : [value];
     if (list.length === 0) return null;
-    return { kind: "operator", column: field, operator: op, values: list as GridValue[] };
+    // null in the list: in → OR IsNull, nin → AND IsNotNull (a null value is in [null], not in [x]).
+    const present = list.filter((v) => v !== null && v !== undefined) as GridValue[];
+    const withNull = present.length < list.length;
+    const inList: Node | null = present.length ? { kind: "operator", column: field, operator: op, values: present } : null;
+    if (!withNull) return inList;
+    const nullTest: Node = { kind: "operator", column: field, operator: op === Operator.In ? Operator.IsNull : Operator.IsNotNull, values: [] };
+    return inList ? (op === Operator.In ? anyOf(inList, nullTest) : allOf(inList, nullTest)) : nullTest;
   }
   if (op === Operator.Between || op === Operator.NotBetween) {
     if (!Array.isArray(value) || value.length !== 2) throw new GridRefusal("GridInvalidValue", field, `"${operator}" takes [from, to]`);

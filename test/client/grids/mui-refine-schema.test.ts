@@ -6,14 +6,21 @@
 // whose `errors` name the field from the error's path. Also: neither adapter loads anything at
 // run time but the client's own modules.
 import assert from "node:assert/strict";
-import type { HttpError } from "@refinedev/core";
+import type * as Mui from "@mui/x-data-grid";
+import type { DataProvider, HttpError } from "@refinedev/core";
 import { type SampleApp, startSampleApp } from "../../../sample-app/main.js";
 import { Operator } from "../../../lib/client/index.js";
 import { GridCore, GridRefusal, type GridSchema } from "../../../lib/client/grids/core.js";
-import { type MuiColumn, columnsFromSchema, createDataSource, muiHttpTransport, visibilityFromSchema } from "../../../lib/client/grids/mui.js";
+import { type MuiColumn, type MuiOperatorFactories, columnsFromSchema, createDataSource, muiHttpTransport, visibilityFromSchema } from "../../../lib/client/grids/mui.js";
 import { type QueryLibHttpError, dataProvider } from "../../../lib/client/grids/refine.js";
 
 type Field = GridSchema["fields"][number];
+
+// Checked by the compiler: MUI's module is what columnsFromSchema's `operators` takes, and the
+// provider is a Refine DataProvider (a type error fails the build, and so the suite).
+type Assignable<T, U extends T> = U;
+export type MuiModuleFits = Assignable<MuiOperatorFactories, typeof Mui>;
+export type ProviderFits = Assignable<DataProvider, ReturnType<typeof dataProvider>>;
 
 /** What each MUI operator needs, written out here (not read from the adapter). */
 function needs(op: string, type: string, dataType: string, folded: boolean): Operator[] {

@@ -180,6 +180,7 @@ const corpus: [string, GridFilterModel][] = [
   ["quick filter alice", { items: [], quickFilterValues: ["alice"] }],
   ["quick filter two words (and)", { items: [], quickFilterValues: ["prefers", "york"] }],
   ["quick filter two words (or) and a number", { items: [], quickFilterValues: ["vip", "50"], quickFilterLogicOperator: "or" as never }],
+  ["quick filter matching an enum's label in another case", { items: [], quickFilterValues: ["GOL"] }],
   ["quick filter and an item", { items: [item("tier", "is", "Silver")], quickFilterValues: ["new"] }],
 ];
 

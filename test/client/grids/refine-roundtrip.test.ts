@@ -45,7 +45,8 @@ function leaf(row: Row, f: { field: string; operator: string; value?: unknown })
   if (f.operator === "in" || f.operator === "nin") {
     const list = (Array.isArray(v) ? v : [v]).map((x) => scalar(f.field, x));
     if (list.length === 0) return null;
-    return cell !== null && (f.operator === "in") === list.includes(cell);
+    if (cell === null) return f.operator === "in" && list.includes(null);
+    return (f.operator === "in") === list.includes(cell);
   }
   if (cell === null) return false; // no operator with a value matches a null value, negations included
   if (f.operator === "between" || f.operator === "nbetween") {
@@ -133,6 +134,9 @@ const corpus: [string, CrudFilter[]][] = [
   ["lt", [f("score", "lt", 30)]], ["lte", [f("score", "lte", 30)]], ["gt", [f("balance", "gt", 2500.5)]], ["gte", [f("score", "gte", 95)]],
   ["in on numbers", [f("score", "in", [25, 50, 95])]],
   ["in with a scalar", [f("tier", "in", "Silver")]],
+  ["in with null (blanks included)", [f("score", "in", [null, 25, 50])]],
+  ["nin with null (blanks excluded)", [f("score", "nin", [null, 25, 50])]],
+  ["in of null only", [f("birthDate", "in", [null])]],
   ["nin on text (exact, nulls excluded)", [f("notes", "nin", ["VIP", "vip", "Prefers email"])]],
   ["contains", [f("notes", "contains", "VIP")]], ["ncontains", [f("notes", "ncontains", "e")]],
   ["containss", [f("notes", "containss", "VIP")]], ["ncontainss", [f("notes", "ncontainss", "vip")]],
