@@ -218,8 +218,9 @@ forEachTarget("Refine round trips", (ctx) => {
     assert.deepEqual(answer.data, rows().filter((r) => (r["id"] as number) <= 3).map((r) => ({ id: r["id"], name: r["name"], address: { city: get(r, "address.city") } })));
   });
 
-  it("getOne and getMany; a missing id is a 404 HttpError", async () => {
+  it("getOne and getMany; a missing id is a 404 HttpError; getApiUrl", async () => {
     const provider = providerOf();
+    assert.equal(provider.getApiUrl(), "http://api.test/api");
     const one = await provider.getOne({ resource: "customers", id: 17 });
     assert.equal(one.data["id"], 17);
     assert.equal(one.data["name"], rows().find((r) => r["id"] === 17)!["name"]);
