@@ -146,6 +146,62 @@ describe("Telemetry: spans", () => {
     }
   });
 
+  forEachPolicyTarget("Telemetry: an export's span", (ctx) => {
+    const shape = () => whereShape(cond("name", "IsNotNull"));
+    const exportOf = async (options: { batchSize: number; maxExportRows?: number }) => {
+      const engine = new QpPolicyEngine({ lint: "off", ...(options.maxExportRows ? { caps: { maxExportRows: options.maxExportRows } } : {}) });
+      return ctx.guard(Patient, await tenantContext(engine, "t-1")).exportAsync(shape(), { batchSize: options.batchSize });
+    };
+
+    it("read to its end: one querylib.export span over every batch, its rows and batches; the stages of each batch its children", async () => {
+      let rows = 0;
+      let batches = 0;
+      for await (const batch of await exportOf({ batchSize: 2 })) {
+        rows += batch.length;
+        batches++;
+        assert.equal(named(querylibSpans(capture), "querylib.export").length, 0, "not ended while batches are read");
+      }
+      const spans = querylibSpans(capture);
+      const root = one(spans, "querylib.export");
+      assert.ok(rows > 2 && batches >= 2);
+      assert.equal(root.status.code, SpanStatusCode.UNSET);
+      assert.equal(parentOf(root), undefined);
+      assert.equal(root.attributes["querylib.shape"], "filter");
+      assert.equal(root.attributes["querylib.entity"], "Patient");
+      assert.equal(root.attributes["querylib.row_count"], rows);
+      assert.equal(root.attributes["querylib.export.batches"], batches);
+      const children = spans.filter((span) => span !== root);
+      assert.ok(children.length > 0);
+      for (const child of children) assert.equal(parentOf(child), idOf(root), child.name);
+      assert.equal(named(children, "querylib.transform").length, batches, "one row pass per batch");
+      if (ctx.target !== "memory") assert.ok(named(children, "querylib.statement").length >= batches);
+    });
+
+    it("returned early by its reader (break after the first batch): the span ends at once, with the rows handed out", async () => {
+      let rows = 0;
+      for await (const batch of await exportOf({ batchSize: 2 })) {
+        rows += batch.length;
+        break;
+      }
+      const root = one(querylibSpans(capture), "querylib.export");
+      assert.equal(root.status.code, SpanStatusCode.UNSET);
+      assert.equal(root.attributes["querylib.row_count"], rows);
+      assert.equal(root.attributes["querylib.export.batches"], 1);
+    });
+
+    it("refused (more rows than MaxExportRows): the span ends with ERROR and the code, no batch", async () => {
+      const batches = await exportOf({ batchSize: 2, maxExportRows: 2 });
+      await expectPolicyError(async () => {
+        for await (const batch of batches) void batch;
+      }, PolicyErrorCode.CapExceeded);
+      const root = one(querylibSpans(capture), "querylib.export");
+      assert.equal(root.status.code, SpanStatusCode.ERROR);
+      assert.equal(root.attributes["querylib.error.code"], "CapExceeded");
+      assert.equal(root.attributes["querylib.export.batches"], 0);
+      assert.deepEqual(root.events, []);
+    });
+  });
+
   describe("the token vault", () => {
     const vaults = {
       working: () => new QpInMemoryTokenVault(),
