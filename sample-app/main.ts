@@ -18,6 +18,7 @@ import { sampleKeyVariables } from "./secrets.js";
 import { devHostBanner, devHostNotice, devModeRequested, markDevHost, resolveDevMode } from "./dev-mode.js";
 import { publicDirectory, setStaticHeaders } from "./public-files.js";
 import { answerBodyErrors, forgetEmptyBodies, jsonParserOptions, refuseUnreadableBodies } from "./request-bodies.js";
+import { serveMetrics, startSampleTelemetry } from "./telemetry.js";
 
 export const sampleHost = "127.0.0.1";
 
@@ -74,6 +75,8 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
   const app = await NestFactory.create<NestExpressApplication>(SampleAppModule.register(options), {
     logger: options.logger ?? ["error", "warn", "log"], abortOnError: false, bodyParser: false,
   });
+  // The OpenTelemetry SDK (telemetry.ts): metrics for GET /metrics, spans in dev mode; released when the app closes.
+  const telemetry = startSampleTelemetry(devMode.enabled);
   const logger = new Logger("SampleApp");
   if (devMode.refusal) logger.warn(devMode.refusal);
   if (devMode.enabled) {
@@ -94,11 +97,15 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
     app.useStaticAssets(fileURLToPath(new URL(`../lib/${folder}/`, import.meta.url)), { prefix: `/querylib/${folder}/`, index: false, redirect: false, setHeaders: setStaticHeaders });
   }
   app.use(devMode.enabled ? devAuthentication : refuseDevTokens);
+  app.use("/metrics", serveMetrics(telemetry));
   // Unknown routes (and anything a controller's own filter did not answer) get the same JSON error body.
   app.useGlobalFilters(new QpExceptionFilter(app.get(HttpAdapterHost)));
   app.use(["/docs", "/docs-json"], requireAdminRead);
   serveApiDocs(app);
-  await app.listen(port, sampleHost);
+  await app.listen(port, sampleHost).catch(async (error: unknown) => {
+    await telemetry.release();
+    throw error;
+  });
   const address = app.getHttpServer().address() as { port: number };
   return {
     url: `http://${sampleHost}:${address.port}`,
@@ -108,7 +115,7 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
     users: devUsers,
     devMode: devMode.enabled,
     startup: app.get(SampleSeeder).outcome!,
-    close: () => app.close(),
+    close: () => app.close().finally(() => telemetry.release()),
   };
 }
 

@@ -99,12 +99,16 @@ describe("Telemetry: metrics", () => {
       assert.ok([...expected.keys()].some((k) => k.endsWith("|Injected")) && [...expected.keys()].some((k) => k.endsWith("|Allowed")), [...expected.keys()].join(", "));
       assert.deepEqual(decisionsGrown(before, after, PATIENTS), expected);
 
-      // The rule snapshot gauges report this engine (version 0: no rule written; its channel: polling only).
-      const versions = after.filter((p) => p.name === MetricNames.snapshotVersion);
-      assert.ok(versions.length >= 1 && versions.every((p) => p.value === 0 && typeof p.attributes[MetricAttr.engine] === "number"));
-      const ages = after.filter((p) => p.name === MetricNames.snapshotAge);
-      assert.ok(ages.length >= 1 && ages.every((p) => p.unit === "s" && p.value >= 0));
-      assert.ok(after.some((p) => p.name === MetricNames.notificationState && p.value === 1 && p.attributes[MetricAttr.notificationState] === "polling-only"));
+      // The rule snapshot gauges report each live engine; this one was made last, so its id is the
+      // highest (version 0: no rule written; its channel: polling only).
+      const ids = after.filter((p) => p.name === MetricNames.snapshotVersion).map((p) => p.attributes[MetricAttr.engine] as number);
+      assert.ok(ids.length >= 1 && ids.every((id) => Number.isInteger(id)));
+      const mine = { [MetricAttr.engine]: Math.max(...ids) };
+      const only = (name: string) => after.filter((p) => p.name === name && p.attributes[MetricAttr.engine] === mine[MetricAttr.engine]);
+      assert.deepEqual(only(MetricNames.snapshotVersion).map((p) => p.value), [0]);
+      const [age] = only(MetricNames.snapshotAge);
+      assert.ok(age && age.unit === "s" && age.value >= 0);
+      assert.deepEqual(only(MetricNames.notificationState).map((p) => [p.attributes[MetricAttr.notificationState], p.value]), [["polling-only", 1]]);
     });
 
     it("an entity that is not exposed: its decisions by its class name, without fields", async () => {
