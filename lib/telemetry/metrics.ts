@@ -147,6 +147,8 @@ function create(meter: Meter): Instruments {
 
 let boundTo: MeterProvider | null = null;
 let instruments: Instruments | null = null;
+/** Each provider's instruments, made once: a provider registered again (a host, a test, the bench's A/B) gets the same ones back. */
+const byProvider = new WeakMap<MeterProvider, Instruments | null>();
 /** Bypasses every recording call, as if no SDK were registered and the API not asked (bench/ only: the A/B of the calls' own cost). */
 let bypassed = false;
 
@@ -163,8 +165,13 @@ export function meters(): Instruments | null {
   const provider = metrics.getMeterProvider();
   if (provider !== boundTo) {
     boundTo = provider;
-    const meter = provider.getMeter("querylib", libraryVersion);
-    instruments = meter === createNoopMeter() ? null : create(meter);
+    let made = byProvider.get(provider);
+    if (made === undefined) {
+      const meter = provider.getMeter("querylib", libraryVersion);
+      made = meter === createNoopMeter() ? null : create(meter);
+      byProvider.set(provider, made);
+    }
+    instruments = made;
   }
   return instruments;
 }

@@ -6,7 +6,8 @@ import { metrics } from "@opentelemetry/api";
 import { type Attributes } from "@opentelemetry/api";
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from "@opentelemetry/sdk-metrics";
 
-class PullReader extends MetricReader {
+/** A reader the test collects itself. */
+export class PullReader extends MetricReader {
   protected async onForceFlush(): Promise<void> {}
   protected async onShutdown(): Promise<void> {}
 }

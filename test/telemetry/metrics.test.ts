@@ -20,7 +20,8 @@ import { memberData } from "../transform/domain.js";
 import { Patient } from "../policy/domain.js";
 import { cond, expectPolicyError, tenantContext, whereShape } from "../policy/helpers.js";
 import { forEachPolicyTarget } from "../policy/policy-targets.js";
-import { type Point, captureMetrics, grew, total } from "./metric-capture.js";
+import { type Point, PullReader, captureMetrics, grew, total } from "./metric-capture.js";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 
 const page = { pageNumber: 1, pageSize: 7 };
 const requests = {
@@ -194,7 +195,29 @@ describe("Telemetry: metrics", () => {
   });
 });
 
-describe("Telemetry: metrics without an SDK", () => {
+describe("Telemetry: metrics without an SDK, and a provider registered again", () => {
+  it("a provider registered, unregistered and registered again gets its instruments back (no second set, no second gauge callback)", async () => {
+    const reader = new PullReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    try {
+      assert.ok(metrics.setGlobalMeterProvider(provider));
+      const first = meters();
+      assert.notEqual(first, null);
+      metrics.disable();
+      assert.equal(meters(), null);
+      assert.ok(metrics.setGlobalMeterProvider(provider));
+      assert.equal(meters(), first);
+      const { resourceMetrics } = await reader.collect();
+      const usage = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).filter((metric) => metric.descriptor.name === MetricNames.planCacheUsage);
+      assert.equal(usage.length, 1);
+      assert.equal(usage[0]!.dataPoints.length, 1, "one observation: one callback");
+    } finally {
+      metrics.disable();
+      await provider.shutdown();
+    }
+  });
+
+
   it("no meter provider registered: no instruments (every recording call returns at once)", async () => {
     assert.equal(meters(), null);
     const context = await tenantContext(new QpPolicyEngine({ lint: "off" }), "t-1");
