@@ -29,6 +29,7 @@ import { bypassTelemetry } from "../lib/telemetry/metrics.js";
 import { dialects } from "../test/support/target-list.js";
 import { REPO_ROOT, openBenchDatabase, type Dialect } from "./db.js";
 import { guardedVariant, loadGuarded, loadQueryLib } from "./querylib-workloads.js";
+import { median, medianInterval } from "./http/stats.js";
 
 const args = process.argv.slice(2);
 const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -89,11 +90,6 @@ function makeSdk(): Sdk {
   };
 }
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const quantile = (values: readonly number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))]!;
@@ -102,8 +98,8 @@ const quantile = (values: readonly number[], q: number) => {
 interface Row {
   dialect: Dialect;
   perCallUs: Record<Variant, number>;
-  /** Per round, variant / bypassed: median and interquartile range. */
-  ratios: Record<Exclude<Variant, "bypassed">, { median: number; p25: number; p75: number }>;
+  /** Per round, variant / bypassed: the median, its interval (at least 90 % coverage, bench/http/stats.ts) and the rounds' interquartile range. */
+  ratios: Record<Exclude<Variant, "bypassed">, { median: number; low: number; high: number; p25: number; p75: number }>;
   rounds: number;
   spans: number;
 }
@@ -149,7 +145,8 @@ async function measure(dialect: Dialect): Promise<Row> {
     }
     const paired = (variant: Exclude<Variant, "bypassed">) => {
       const r = perRound[variant].map((us, i) => us / perRound.bypassed[i]!);
-      return { median: median(r), p25: quantile(r, 0.25), p75: quantile(r, 0.75) };
+      const interval = medianInterval(r);
+      return { median: median(r), low: interval.low, high: interval.high, p25: quantile(r, 0.25), p75: quantile(r, 0.75) };
     };
     row = {
       dialect,
@@ -182,11 +179,14 @@ function section(rows: readonly Row[]): string {
     `What QueryLib's OpenTelemetry calls cost on the guarded W1 (\`applyPolicy(repository, context).toListAsync(json)\`, the same request as "End to end"), measured by \`node dist/bench/telemetry.js\` on ${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${os.cpus().length} × ${cpu}, Node ${process.version}, ${options.customers} customers.`,
     "",
     "Method: one process; each round runs a batch of " + options.batch + " calls of each variant, in an order rotated every round, the global SDK registration switched between batches (untimed); " +
-      options.rounds + " rounds after " + options.warmup + " warm-up calls of each. **bypassed**: every span and metric call of QueryLib skipped by an internal switch (`bypassTelemetry`, for this bench only): the library as if it had no telemetry. **no SDK**: QueryLib as shipped with nothing registered (the API's no-op tracer and meter), what a host without OpenTelemetry runs. **SDK**: a `BasicTracerProvider` with a `BatchSpanProcessor` (to an exporter that drops the spans: no network), `AsyncLocalStorageContextManager`, and a `MeterProvider` with a `PeriodicExportingMetricReader` every 5 s. The ratio is the median over rounds of the variant's time per call divided by the bypassed one's in the same round (the machine drifts ±15 % between runs; a paired ratio cancels it); p25–p75 is the spread of those per-round ratios.",
+      options.rounds + " rounds after " + options.warmup + " warm-up calls of each. **bypassed**: every span and metric call of QueryLib skipped by an internal switch (`bypassTelemetry`, for this bench only): the library as if it had no telemetry. **no SDK**: QueryLib as shipped with nothing registered (the API's no-op tracer and meter), what a host without OpenTelemetry runs. **SDK**: a `BasicTracerProvider` with a `BatchSpanProcessor` (to an exporter that drops the spans: no network), `AsyncLocalStorageContextManager`, and a `MeterProvider` with a `PeriodicExportingMetricReader` every 5 s. The ratio is the median over rounds of the variant's time per call divided by the bypassed one's in the same round (the machine drifts ±15 % between runs; a paired ratio cancels it). The 90 % interval is that of the median (order statistics covering the median with at least 90 % probability, \`medianInterval\` of bench/http/stats.ts); p25–p75 is the spread of the per-round ratios themselves.",
     "",
-    "| database | bypassed (µs/call) | no SDK (µs/call) | no SDK / bypassed (p25–p75) | SDK (µs/call) | SDK / bypassed (p25–p75) | spans exported |",
-    "|---|---:|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.dialect} | ${r.perCallUs.bypassed.toFixed(0)} | ${r.perCallUs["no SDK"].toFixed(0)} | ${r.ratios["no SDK"].median.toFixed(3)} (${pct(r.ratios["no SDK"].median)}; ${r.ratios["no SDK"].p25.toFixed(3)}–${r.ratios["no SDK"].p75.toFixed(3)}) | ${r.perCallUs.SDK.toFixed(0)} | ${r.ratios.SDK.median.toFixed(3)} (${pct(r.ratios.SDK.median)}; ${r.ratios.SDK.p25.toFixed(3)}–${r.ratios.SDK.p75.toFixed(3)}) | ${r.spans} |`),
+    "| database | bypassed (µs/call) | no SDK (µs/call) | no SDK / bypassed | its 90 % interval | rounds' p25–p75 | SDK (µs/call) | SDK / bypassed | its 90 % interval | rounds' p25–p75 | spans exported |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => {
+      const cells = (ratio: Row["ratios"]["SDK"]) => `${ratio.median.toFixed(3)} (${pct(ratio.median)}) | ${ratio.low.toFixed(3)}–${ratio.high.toFixed(3)} | ${ratio.p25.toFixed(3)}–${ratio.p75.toFixed(3)}`;
+      return `| ${r.dialect} | ${r.perCallUs.bypassed.toFixed(0)} | ${r.perCallUs["no SDK"].toFixed(0)} | ${cells(r.ratios["no SDK"])} | ${r.perCallUs.SDK.toFixed(0)} | ${cells(r.ratios.SDK)} | ${r.spans} |`;
+    }),
     "",
     `Target (issue #47): no SDK within noise of bypassed, ≤ 2 %. With the SDK, spans per W1 call: ${rows.map((r) => `${r.dialect} ${(r.spans / (options.warmup + r.rounds * options.batch)).toFixed(1)}`).join(", ")} (the run, the rule load, the statements, the row pass and its vault round trip; the guarded plan cache hits, so no policy or plan span).`,
     "",

@@ -7,8 +7,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { type IQpTokenVault, PolicyErrorCode, type PolicyTrace, type PolicyTraceEntry, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, applyPolicy, toList } from "../../lib/index.js";
+import { type IQpAuditSink, type IQpTokenVault, type QpAuditEvent, PolicyErrorCode, type PolicyTrace, type PolicyTraceEntry, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, applyPolicy, toList } from "../../lib/index.js";
 import { memberData } from "../transform/domain.js";
+import { drainAuditEvents } from "../../nest-module/audit.js";
+import { scopeOf } from "../../nest-module/request-scope.js";
 import { libraryVersion } from "../../lib/telemetry/spans.js";
 import type { Dialect } from "../support/target-list.js";
 import { repoRoot, sourceFiles } from "../support/source-files.js";
@@ -231,6 +233,37 @@ describe("Telemetry: spans", () => {
       assert.equal(one(spans, "querylib.vault").attributes["querylib.error.code"], "Error", "a vault's own error has no code: its class name, never its message");
       assert.equal(one(spans, "querylib.filter").attributes["querylib.error.code"], "StoreUnavailable");
       for (const span of spans) assert.ok(!JSON.stringify([span.attributes, span.status, span.events]).includes("756.1234"), span.name);
+    });
+  });
+
+  describe("the audit write", () => {
+    const event = (field: string): QpAuditEvent => ({ at: new Date(0).toISOString(), entity: "Patient", field, feature: "Where", action: "Allowed", subjects: [], enforced: true });
+    const drainIn = (sink: IQpAuditSink, events: QpAuditEvent[]) => trace.getTracer("host").startActiveSpan("POST /patients/query", async (host) => {
+      const scope = scopeOf({ method: "POST", url: "/patients/query" });
+      const context = new QpPolicyContext();
+      (context.auditEvents as unknown[]).push(...events);
+      scope.contexts.push(context);
+      try {
+        await drainAuditEvents(scope, sink);
+      } finally {
+        host.end();
+      }
+    });
+
+    it("a write: one querylib.audit span under the host's span, with the number of events", async () => {
+      await drainIn({ write: async () => {} }, [event("name"), event("diagnosis")]);
+      const audit = one(querylibSpans(capture), "querylib.audit");
+      assert.equal(parentOf(audit), idOf(capture.spans().find((span) => span.name === "POST /patients/query")!));
+      assert.equal(audit.attributes["querylib.audit.events"], 2);
+      assert.equal(audit.status.code, SpanStatusCode.UNSET);
+    });
+
+    it("a sink that fails: the span ends with ERROR and the error's class name, never its message", async () => {
+      await drainIn({ write: async () => { throw new Error("sink down: 756.1234.5678.97"); } }, [event("name")]);
+      const audit = one(querylibSpans(capture), "querylib.audit");
+      assert.equal(audit.status.code, SpanStatusCode.ERROR);
+      assert.equal(audit.attributes["querylib.error.code"], "Error");
+      assert.ok(!JSON.stringify([audit.attributes, audit.status, audit.events]).includes("756.1234"));
     });
   });
 
