@@ -146,7 +146,8 @@ export async function applyTransforms(data: unknown, tree: TransformTree, env: T
     // Each round trip is a span (the number of values only: never the values, nor the scope's tokens).
     const tokenize = (batch: TokenBatch) => {
       const values = [...new Set(batch.texts)];
-      return stage(SpanNames.vault, () => env.vault!.tokenize(batch.scope, values).then((tokens) => (recordVault(false), tokens), (error: unknown) => {
+      const roundTrip = async () => env.vault!.tokenize(batch.scope, values); // a vault that throws at once fails like one that rejects
+      return stage(SpanNames.vault, () => roundTrip().then((tokens) => (recordVault(false), tokens), (error: unknown) => {
         recordVault(true);
         throw error;
       }), undefined, () => ({ [Attr.vaultValues]: values.length }));

@@ -6,7 +6,7 @@
 // code, a plan-cache hit, decisions by exposed entity and field) and none of their values or
 // of who made them. The SDK is unregistered when the app closes.
 import { expect } from "chai";
-import { metrics } from "@opentelemetry/api";
+import { metrics, trace } from "@opentelemetry/api";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
 import { meters } from "../../lib/telemetry/metrics.js";
 
@@ -148,8 +148,11 @@ describe("sample app: GET /metrics (OpenTelemetry, Prometheus text)", function (
     for (const needle of [secret, "dev-ben", "dev-ada", "noSuchField", "acme", "Ben Analyst", "Ada Admin"]) expect(text, needle).to.not.include(needle);
   });
 
-  it("the SDK is the app's while it runs, and gone once the last app closes", async () => {
+  it("the SDK is the app's while it runs (dev mode: spans recorded too), and gone once the last app closes", async () => {
     expect(meters()).to.not.equal(null);
+    const probe = trace.getTracer("probe").startSpan("probe");
+    expect(probe.isRecording(), "dev mode registers a tracer provider").to.equal(true);
+    probe.end();
     const second = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
     await second.close();
     expect(meters(), "still registered: the first app runs").to.not.equal(null);
@@ -157,6 +160,9 @@ describe("sample app: GET /metrics (OpenTelemetry, Prometheus text)", function (
     await app.close();
     expect(meters()).to.equal(null);
     expect(metrics.getMeterProvider()).to.not.equal(provider);
+    const after = trace.getTracer("probe").startSpan("probe");
+    expect(after.isRecording(), "the tracer provider unregistered").to.equal(false);
+    after.end();
     app = undefined as unknown as SampleApp;
   });
 });

@@ -148,11 +148,13 @@ describe("Telemetry: metrics", () => {
       const before = await capture.collect();
       await vaultRun(new QpInMemoryTokenVault());
       await expectPolicyError(() => vaultRun({ tokenize: async () => { throw new Error("vault down"); } }), PolicyErrorCode.StoreUnavailable);
+      // A vault that throws before returning a promise fails the same way, and is counted the same way.
+      await expectPolicyError(() => vaultRun({ tokenize: () => { throw new Error("vault down at once"); } }), PolicyErrorCode.StoreUnavailable);
       const after = await capture.collect();
-      assert.equal(grew(before, after, MetricNames.vaultRoundTrips), 2);
-      assert.equal(grew(before, after, MetricNames.vaultFailures), 1);
-      assert.equal(grew(before, after, MetricNames.stageDuration, { [MetricAttr.stage]: "vault", [MetricAttr.outcome]: "error" }), 1);
-      assert.equal(grew(before, after, MetricNames.refusals, { [MetricAttr.errorCode]: "StoreUnavailable" }), 1);
+      assert.equal(grew(before, after, MetricNames.vaultRoundTrips), 3);
+      assert.equal(grew(before, after, MetricNames.vaultFailures), 2);
+      assert.equal(grew(before, after, MetricNames.stageDuration, { [MetricAttr.stage]: "vault", [MetricAttr.outcome]: "error" }), 2);
+      assert.equal(grew(before, after, MetricNames.refusals, { [MetricAttr.errorCode]: "StoreUnavailable" }), 2);
     });
 
     it("budget charges by kind and outcome: charged, exhausted, unavailable (no amount, no caller)", async () => {
