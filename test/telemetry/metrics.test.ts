@@ -11,11 +11,13 @@ import { metrics } from "@opentelemetry/api";
 import { Column, Entity, PrimaryColumn } from "typeorm";
 import {
   type IQpBudgetLedger, type IQpTokenVault, MaskStrategy, PolicyErrorCode, type PolicyTrace, QpEntityCatalogue, QpInMemoryBudgetLedger, QpInMemoryTokenVault, QpMask,
-  QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type QpAuditEvent,
+  QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type QpAuditEvent, QpAudit, PolicyFeature,
 } from "../../lib/index.js";
 import { MetricAttr, MetricNames, meters } from "../../lib/telemetry/metrics.js";
 import { drainAuditEvents } from "../../nest-module/audit.js";
-import { scopeOf } from "../../nest-module/request-scope.js";
+import { type QpRequestScope, scopeOf } from "../../nest-module/request-scope.js";
+import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
+import { describeOnTargets, targets } from "../support/targets.js";
 import { memberData } from "../transform/domain.js";
 import { Patient } from "../policy/domain.js";
 import { cond, expectPolicyError, tenantContext, whereShape } from "../policy/helpers.js";
@@ -43,6 +45,16 @@ function decisionsGrown(before: readonly Point[], after: readonly Point[], entit
   }
   return grown;
 }
+
+/** An account with a tokenized number and an audited name: a vault round trip and audit events on every target. */
+@Entity("mt_account")
+class MtAccount {
+  @PrimaryColumn({ type: "int" }) id!: number;
+  @QpAudit(PolicyFeature.Select) @Column({ type: "varchar", length: 40 }) holder!: string;
+  @QpMask({ strategy: MaskStrategy.Tokenize, tokenScope: "account-number" }) @Column({ type: "varchar", length: 20 }) number!: string;
+}
+
+const accounts = () => [1, 2, 3, 4].map((id) => Object.assign(new MtAccount(), { id, holder: `holder ${id}`, number: `AC-${id % 3}` }));
 
 @Entity("mt_customer")
 class MtCustomer {
@@ -134,6 +146,43 @@ describe("Telemetry: metrics", () => {
       assert.ok(rows > 2);
       assert.equal(grew(before, after, MetricNames.requestDuration, { [MetricAttr.shape]: "export", [MetricAttr.outcome]: "ok" }), 1);
       assert.ok(grew(before, after, MetricNames.stageDuration, { [MetricAttr.stage]: "transform" }) >= Math.ceil(rows / 2));
+    });
+  });
+
+  describeOnTargets("Telemetry: metrics of a vault that fails and an audit sink that fails", targets, async (dialect: Dialect) => {
+    const dataSource = await openIsolatedDatabase(dialect, "querylib_telemetry", [MtAccount]);
+    await dataSource.getRepository(MtAccount).insert(accounts());
+    return dataSource;
+  }, (target, dataSource) => {
+    const source = () => (target === "memory" ? accounts() : dataSource().getRepository(MtAccount));
+    const engineWith = (vault: IQpTokenVault) => new QpPolicyEngine({ entities: new QpEntityCatalogue().expose(MtAccount, "accounts"), hashSalt: "0123456789abcdef-metric-salt", tokenVault: vault, lint: "off" });
+    const run = async (vault: IQpTokenVault, scope: QpRequestScope) => {
+      const context = await engineWith(vault).prepareAsync(new QpPolicyContext());
+      scope.contexts.push(context);
+      return applyPolicy(source() as never, context).toListAsync({ selects: ["id", "holder", "number"], page });
+    };
+
+    it("a working vault and a failing one: round trips, failures, the refusal; the runs' audit events to a sink that fails, then to one that writes", async () => {
+      const before = await capture.collect();
+      const failing = scopeOf({ method: "POST", url: "/accounts/query" });
+      const written = scopeOf({ method: "POST", url: "/accounts/query" });
+      await run(new QpInMemoryTokenVault(), failing);
+      await expectPolicyError(() => run({ tokenize: async () => { throw new Error("vault down"); } }, written), PolicyErrorCode.StoreUnavailable);
+      const failed = failing.contexts.reduce((n, c) => n + c.auditEvents.length, 0);
+      const refusedEvents = written.contexts.reduce((n, c) => n + c.auditEvents.length, 0);
+      assert.ok(failed >= 1 && refusedEvents >= 1, `audit events ${failed} and ${refusedEvents}`);
+      await drainAuditEvents(failing, { write: async () => { throw new Error("sink down"); } });
+      await drainAuditEvents(written, { write: async () => {} });
+      const after = await capture.collect();
+      assert.equal(grew(before, after, MetricNames.vaultRoundTrips), 2);
+      assert.equal(grew(before, after, MetricNames.vaultFailures), 1);
+      assert.equal(grew(before, after, MetricNames.refusals, { [MetricAttr.shape]: "filter", [MetricAttr.errorCode]: "StoreUnavailable" }), 1);
+      assert.equal(grew(before, after, MetricNames.requestDuration, { [MetricAttr.shape]: "filter", [MetricAttr.outcome]: "ok" }), 1);
+      assert.deepEqual(
+        [MetricNames.auditQueued, MetricNames.auditWritten, MetricNames.auditFailed, MetricNames.auditDropped].map((name) => grew(before, after, name)),
+        [failed + refusedEvents, refusedEvents, failed, 0],
+      );
+      assert.equal(grew(before, after, MetricNames.decisions, { [MetricAttr.entity]: "accounts", [MetricAttr.field]: "number", [MetricAttr.action]: "Masked" }), 2, "decided on both runs, refused or not");
     });
   });
 
