@@ -191,7 +191,13 @@ async function* exported<T>(span: Span | null, start: number | null, batches: As
       if (next.done) break;
       rows += next.value.length;
       count++;
-      yield next.value;
+      try {
+        yield next.value;
+      } catch (error) {
+        // Thrown into by its reader (throw()): the batches get it, so that they end as they would have.
+        await context.with(within, () => batches.throw(error));
+        throw error;
+      }
     }
     finished = true;
   } catch (error) {
@@ -199,7 +205,8 @@ async function* exported<T>(span: Span | null, start: number | null, batches: As
     throw error;
   } finally {
     // Returned early by its reader: the batches are returned (their finally settles the guard) before the span ends.
-    if (!finished && failure === undefined) await context.with(within, () => batches.return(undefined));
+    // (After a failure they have ended already: returning an ended generator does nothing.)
+    if (!finished) await context.with(within, () => batches.return(undefined));
     if (start !== null) recordRun("export", secondsSince(start), failure);
     if (span) {
       if (span.isRecording()) span.setAttributes({ [Attr.rowCount]: rows, [Attr.batches]: count });

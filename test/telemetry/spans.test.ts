@@ -191,6 +191,18 @@ describe("Telemetry: spans", () => {
       assert.equal(root.attributes["querylib.export.batches"], 1);
     });
 
+    it("thrown into by its reader after the first batch: the error is rethrown, the export is over, the span ends with ERROR", async () => {
+      const batches = await exportOf({ batchSize: 2 });
+      const first = await batches.next();
+      assert.equal(first.done, false);
+      await assert.rejects(() => batches.throw(new TypeError("the reader failed")), TypeError);
+      assert.deepEqual(await batches.next(), { done: true, value: undefined });
+      const root = one(querylibSpans(capture), "querylib.export");
+      assert.equal(root.status.code, SpanStatusCode.ERROR);
+      assert.equal(root.attributes["querylib.error.code"], "TypeError");
+      assert.equal(root.attributes["querylib.export.batches"], 1);
+    });
+
     it("refused (more rows than MaxExportRows): the span ends with ERROR and the code, no batch", async () => {
       const batches = await exportOf({ batchSize: 2, maxExportRows: 2 });
       await expectPolicyError(async () => {
