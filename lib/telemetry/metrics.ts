@@ -18,6 +18,7 @@
 // provider again, and instruments of the first one would stay bound to it.
 import { type Attributes, type Counter, type Histogram, type Meter, type MeterProvider, type ObservableResult, ValueType, createNoopMeter, metrics } from "@opentelemetry/api";
 import { cacheBudgets } from "../cache/bounded-cache.js";
+import { LogicException } from "../errors/logic-exception.js";
 import { libraryVersion } from "./version.js";
 
 /** Metric names. */
@@ -72,10 +73,13 @@ export const MetricAttr = {
 /** How a run or a stage ended: returned, refused with a code (LogicException, PolicyException), or failed otherwise. */
 export type Outcome = "ok" | "refused" | "error";
 
-/** The code of a refusal (a `code` string on the error), else null. */
+/**
+ * The code of a refusal: a LogicException's (PolicyException's included), QueryLib's own closed
+ * set of codes; null for anything else (a driver's error carries a `code` too, a SQLSTATE or an
+ * errno, but it is a failure, not a refusal).
+ */
 export function refusalCode(error: unknown): string | null {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : null;
+  return error instanceof LogicException ? error.code : null;
 }
 
 export const outcomeOf = (error: unknown): Outcome => (error === undefined ? "ok" : refusalCode(error) !== null ? "refused" : "error");

@@ -11,9 +11,9 @@ import { metrics } from "@opentelemetry/api";
 import { Column, Entity, PrimaryColumn } from "typeorm";
 import {
   type IQpBudgetLedger, type IQpTokenVault, MaskStrategy, PolicyErrorCode, type PolicyTrace, QpEntityCatalogue, QpInMemoryBudgetLedger, QpInMemoryTokenVault, QpMask,
-  QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type QpAuditEvent, QpAudit, PolicyFeature,
+  QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type QpAuditEvent, QpAudit, PolicyFeature, LogicException, PolicyException,
 } from "../../lib/index.js";
-import { MetricAttr, MetricNames, meters } from "../../lib/telemetry/metrics.js";
+import { MetricAttr, MetricNames, meters, outcomeOf, refusalCode } from "../../lib/telemetry/metrics.js";
 import { drainAuditEvents } from "../../nest-module/audit.js";
 import { type QpRequestScope, scopeOf } from "../../nest-module/request-scope.js";
 import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
@@ -243,6 +243,18 @@ describe("Telemetry: metrics", () => {
       );
       assert.equal(grew(before, after, MetricNames.stageDuration, { [MetricAttr.stage]: "audit", [MetricAttr.outcome]: "error" }), 1);
     });
+  });
+});
+
+describe("Telemetry: what counts as a refusal", () => {
+  it("a LogicException or PolicyException is refused with its code; a driver's error with a code of its own (SQLSTATE, errno) is an error", () => {
+    assert.equal(outcomeOf(undefined), "ok");
+    assert.equal(outcomeOf(new LogicException("InvalidFormat", "bad")), "refused");
+    assert.equal(refusalCode(new PolicyException(PolicyErrorCode.FieldDeniedForWhere, "denied")), "FieldDeniedForWhere");
+    for (const error of [Object.assign(new Error("relation does not exist"), { code: "42P01" }), Object.assign(new Error("reset"), { code: "ECONNRESET" }), "a string", null]) {
+      assert.equal(outcomeOf(error), "error", String(error));
+      assert.equal(refusalCode(error), null);
+    }
   });
 });
 
