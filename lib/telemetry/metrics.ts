@@ -5,7 +5,7 @@
 //
 // Each metric is recorded once, where the code decides it: the driver (request duration,
 // refusals, plan-cache lookups, through spans.ts's queryRun and the driver's cache lookup), the
-// stages (spans.ts's stage: stage durations, vault round trips), the guard (decisions, budget
+// stages (spans.ts's stage: stage durations), the row pass (vault round trips), the guard (decisions, budget
 // charges), the engine (rule snapshots, observed), the Nest module (audit events).
 //
 // What never goes into a metric: a value the caller sent, a stored value, a user or subject id,
@@ -225,12 +225,25 @@ export function recordDecisions(entity: string | null, className: string, entrie
   }
 }
 
-/** One token vault round trip, and whether it failed. */
-export function recordVault(failed: boolean): void {
+/**
+ * One token vault round trip, counted, and counted as failed when it throws or rejects. Without
+ * an SDK the call is made as it is: no promise is added.
+ */
+export function vaultRoundTrip<T>(call: () => Promise<T>): Promise<T> {
   const m = meters();
-  if (!m) return;
+  if (!m) return call();
   m.vaultRoundTrips.add(1);
-  if (failed) m.vaultFailures.add(1);
+  const failed = (error: unknown): never => {
+    m.vaultFailures.add(1);
+    throw error;
+  };
+  let pending: Promise<T>;
+  try {
+    pending = call();
+  } catch (error) {
+    return failed(error);
+  }
+  return pending.then(undefined, failed);
 }
 
 /** One budget ledger charge: its kind and outcome, never its amount or whose budget. */
