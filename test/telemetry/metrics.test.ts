@@ -4,14 +4,14 @@
 // on every target (a Filter, a Segment, a Summary, a refusal, the same Filter three times for a
 // plan-cache hit); the decisions by entity, field, feature and action as the results' policy
 // traces list them; fields only for an exposed entity; the rule snapshot gauges; a vault that
-// fails; budget charges; the audit drain (written, failed, no sink); an export; and nothing
+// fails; budget charges (guesses and privacy); the audit drain (written, failed, no sink); an export; and nothing
 // recorded without an SDK.
 import assert from "node:assert/strict";
 import { metrics } from "@opentelemetry/api";
 import { Column, Entity, PrimaryColumn } from "typeorm";
 import {
   type IQpBudgetLedger, type IQpTokenVault, MaskStrategy, PolicyErrorCode, type PolicyTrace, QpEntityCatalogue, QpInMemoryBudgetLedger, QpInMemoryTokenVault, QpMask,
-  QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type QpAuditEvent, QpAudit, PolicyFeature, LogicException, PolicyException,
+  QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type QpAuditEvent, QpAudit, PolicyFeature, LogicException, PolicyException,
 } from "../../lib/index.js";
 import { MetricAttr, MetricNames, meters, outcomeOf, refusalCode } from "../../lib/telemetry/metrics.js";
 import { drainAuditEvents } from "../../nest-module/audit.js";
@@ -19,6 +19,7 @@ import { type QpRequestScope, scopeOf } from "../../nest-module/request-scope.js
 import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
 import { describeOnTargets, targets } from "../support/targets.js";
 import { memberData } from "../transform/domain.js";
+import { privacyCatalogue, privacyData, scoreBounds } from "../privacy/domain.js";
 import { Patient } from "../policy/domain.js";
 import { cond, expectPolicyError, tenantContext, whereShape } from "../policy/helpers.js";
 import { forEachPolicyTarget } from "../policy/policy-targets.js";
@@ -219,6 +220,23 @@ describe("Telemetry: metrics", () => {
       const charges = (outcome: string) => grew(before, after, MetricNames.budgetCharges, { [MetricAttr.budgetKind]: "guesses", [MetricAttr.budgetOutcome]: outcome });
       assert.deepEqual([charges("charged"), charges("exhausted"), charges("unavailable")], [1, 1, 1]);
       for (const point of after.filter((p) => p.name === MetricNames.budgetCharges)) assert.deepEqual(Object.keys(point.attributes).sort(), [MetricAttr.budgetKind, MetricAttr.budgetOutcome].sort());
+    });
+
+    it("privacy budget charges (#45's private aggregates): charged until the ε runs out, then exhausted; never the ε", async () => {
+      const engine = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", caps: { minGroupSize: 1 }, privacyBudget: { limit: 0.5 } }, { ruleStore: new QpInMemoryRuleStore() });
+      await engine.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "accounts", field: "score", effect: "Private" as never, private: scoreBounds });
+      const context = await engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "analyst").withSubject(QpSubjectKind.User, "u-metrics-8"));
+      const summary = { groupBy: { fields: ["segment"], aggregateBy: [{ field: "score", alias: "total", aggregator: "Sumation" }] } };
+      const run = () => applyPolicy(privacyData().accounts as unknown as object[], context).toListAsync(summary as never);
+      const before = await capture.collect();
+      // 0.25 ε a Summary (scoreBounds): two fit in 0.5, the third is refused.
+      await run();
+      await run();
+      await expectPolicyError(run, PolicyErrorCode.PrivacyBudgetExhausted);
+      const after = await capture.collect();
+      const charges = (outcome: string) => grew(before, after, MetricNames.budgetCharges, { [MetricAttr.budgetKind]: "privacy", [MetricAttr.budgetOutcome]: outcome });
+      assert.deepEqual([charges("charged"), charges("exhausted"), charges("unavailable")], [2, 1, 0]);
+      assert.equal(grew(before, after, MetricNames.refusals, { [MetricAttr.shape]: "summary", [MetricAttr.errorCode]: "PrivacyBudgetExhausted" }), 1);
     });
 
     it("the audit drain: events queued then written, queued then failed, dropped without a sink", async () => {
