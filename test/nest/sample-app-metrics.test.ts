@@ -166,3 +166,32 @@ describe("sample app: GET /metrics (OpenTelemetry, Prometheus text)", function (
     app = undefined as unknown as SampleApp;
   });
 });
+
+describe("sample app outside dev mode: metrics, no spans", function () {
+  const keys = { QUERYLIB_HASH_SALT: "metrics-test-hash-salt-0123456789ab", QUERYLIB_VAULT_KEY: "metrics-test-vault-key-0123456789ab" };
+  let app: SampleApp | undefined;
+  const saved: Record<string, string | undefined> = {};
+  before(async () => {
+    for (const [name, value] of Object.entries(keys)) {
+      saved[name] = process.env[name];
+      process.env[name] = value;
+    }
+    app = await startSampleApp(0, { logger: false, database: { kind: "sqlite", url: ":memory:" }, seed: { customersPerTenant: 10, employeesPerTenant: 4 } });
+  });
+  after(async () => {
+    await app?.close();
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it("registers the meter provider but no tracer provider (spans are dev mode's), and GET /metrics still answers no one unsigned (401)", async () => {
+    expect(app!.devMode).to.equal(false);
+    expect(meters()).to.not.equal(null);
+    const probe = trace.getTracer("probe").startSpan("probe");
+    expect(probe.isRecording()).to.equal(false);
+    probe.end();
+    expect((await fetch(`${app!.url}/metrics`)).status).to.equal(401);
+  });
+});
