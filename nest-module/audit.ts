@@ -10,6 +10,8 @@ import { type QpRequestScope, runInScope, scopeOf } from "./request-scope.js";
 import { QP_RUNTIME } from "./tokens.js";
 import type { QpRuntime } from "./runtime.js";
 import { QpLoggerAuditSink, type QpRequestAuditEvent } from "./audit-sinks.js";
+import { recordAudit } from "../lib/telemetry/metrics.js";
+import { Attr, SpanNames, stage } from "../lib/telemetry/spans.js";
 
 
 /** What the interceptor reads of the module's runtime, and nothing more. */
@@ -45,10 +47,17 @@ export async function drainAuditEvents(scope: QpRequestScope, sink: IQpAuditSink
       events.push({ ...event, requestId: scope.requestId, clientRequestId: scope.clientRequestId, method: scope.method, path: scope.path });
     }
   }
-  if (events.length === 0 || !sink) return 0;
+  if (events.length === 0) return 0;
+  if (!sink) {
+    recordAudit("dropped", events.length);
+    return 0;
+  }
+  recordAudit("queued", events.length);
   try {
-    await sink.write(events);
+    await stage(SpanNames.audit, () => sink.write(events), undefined, () => ({ [Attr.auditEvents]: events.length }));
+    recordAudit("written", events.length);
   } catch (error) {
+    recordAudit("failed", events.length);
     const client = scope.clientRequestId === null ? "" : ` (client id ${scope.clientRequestId})`;
     logger.error(`audit sink failed to write ${events.length} event(s) of request ${scope.requestId}${client}: ${(error as Error)?.message ?? String(error)}`);
     for (const event of events) logger.error(`lost audit event ${JSON.stringify(event)}`);

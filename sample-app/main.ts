@@ -19,6 +19,7 @@ import { devHostBanner, devHostNotice, devModeRequested, markDevHost, resolveDev
 import { publicDirectory, setStaticHeaders } from "./public-files.js";
 import { gridVendor } from "./grid-vendor.js";
 import { answerBodyErrors, forgetEmptyBodies, jsonParserOptions, refuseUnreadableBodies } from "./request-bodies.js";
+import { serveMetrics, startSampleTelemetry } from "./telemetry.js";
 
 export const sampleHost = "127.0.0.1";
 
@@ -75,6 +76,8 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
   const app = await NestFactory.create<NestExpressApplication>(SampleAppModule.register(options), {
     logger: options.logger ?? ["error", "warn", "log"], abortOnError: false, bodyParser: false,
   });
+  // The OpenTelemetry SDK (telemetry.ts): metrics for GET /metrics, spans in dev mode; released when the app closes.
+  const telemetry = startSampleTelemetry(devMode.enabled);
   const logger = new Logger("SampleApp");
   if (devMode.refusal) logger.warn(devMode.refusal);
   if (devMode.enabled) {
@@ -97,11 +100,15 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
   // The grid page's AG Grid Community, from node_modules (grid-vendor.ts).
   app.use(gridVendor());
   app.use(devMode.enabled ? devAuthentication : refuseDevTokens);
+  app.use("/metrics", serveMetrics(telemetry));
   // Unknown routes (and anything a controller's own filter did not answer) get the same JSON error body.
   app.useGlobalFilters(new QpExceptionFilter(app.get(HttpAdapterHost)));
   app.use(["/docs", "/docs-json"], requireAdminRead);
   serveApiDocs(app);
-  await app.listen(port, sampleHost);
+  await app.listen(port, sampleHost).catch(async (error: unknown) => {
+    await telemetry.release();
+    throw error;
+  });
   const address = app.getHttpServer().address() as { port: number };
   return {
     url: `http://${sampleHost}:${address.port}`,
@@ -111,7 +118,7 @@ export async function startSampleApp(port = Number(process.env.PORT ?? 3000), op
     users: devUsers,
     devMode: devMode.enabled,
     startup: app.get(SampleSeeder).outcome!,
-    close: () => app.close(),
+    close: () => app.close().finally(() => telemetry.release()),
   };
 }
 

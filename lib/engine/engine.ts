@@ -18,6 +18,7 @@ import type { QpLintFinding } from "../lint/lint-fields.js";
 import { type QpGuessBudgetInput, type QpPolicyOptions, type QpPolicyOptionsInput, bindPolicySection, resolveCounts, resolveCursorSecrets, resolveGuessBudget, resolveOptions } from "../decisions/options.js";
 import { CursorKeyring } from "../cursor/cursor-codec.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
+import { observeSnapshots } from "../telemetry/metrics.js";
 
 export class QpPolicyEngine {
   readonly options: QpPolicyOptions;
@@ -46,6 +47,8 @@ export class QpPolicyEngine {
     this.ruleStore = providers.ruleStore ?? new QpInMemoryRuleStore();
     // An explicit notifier (Redis) wins over the store's own (PostgreSQL LISTEN/NOTIFY).
     this.snapshots = new RuleSnapshots(this.ruleStore, this.options, providers.clock, providers.ruleNotifier ?? this.ruleStore.changeNotifier ?? null);
+    // Its snapshot's age, version and notification state on the observable gauges (held weakly).
+    observeSnapshots(this);
   }
 
   /**

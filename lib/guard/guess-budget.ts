@@ -12,6 +12,7 @@
 // path to spend more than the limit, and the guesses were asked for). The request is refused as
 // a whole, so no statement runs.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
+import { recordBudgetCharge } from "../telemetry/metrics.js";
 import { type IQpBudgetLedger, type QpBudgetCharge, QpLedgerUnavailable } from "../budget/ledger.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpGuessBudget } from "../decisions/options.js";
@@ -58,8 +59,10 @@ export async function chargeOrRefuse(ledger: IQpBudgetLedger, charge: QpBudgetCh
   try {
     result = await ledger.charge(charge);
   } catch (error) {
+    recordBudgetCharge(charge.kind, "unavailable");
     const why = error instanceof QpLedgerUnavailable ? error.message : `the ledger failed (${error instanceof Error ? error.message : String(error)})`;
     return policyError(PolicyErrorCode.StoreUnavailable, `the ${budgetName} could not be charged: ${why}; the request is refused`);
   }
+  recordBudgetCharge(charge.kind, result.charged ? "charged" : "exhausted");
   if (!result.charged) exhausted(result.remaining, result.resetsAt ? `until ${result.resetsAt.toISOString()}` : "for good (window Never)");
 }

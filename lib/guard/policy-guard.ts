@@ -38,6 +38,7 @@ import type { CursorKeyring } from "../cursor/cursor-codec.js";
 import { keyOf } from "../execute/sql-texts.js";
 import { randomUUID } from "node:crypto";
 import { SpanNames, annotateQuery, policyAttributes, stage } from "../telemetry/spans.js";
+import { recordDecisions } from "../telemetry/metrics.js";
 import { chargePrivacyBudget } from "./private-release.js";
 
 /** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
@@ -131,10 +132,16 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    */
   decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
     // The policy span carries the decisions' counts; the query's span gets them too (a cache hit has no policy span: reused()).
-    return stage(SpanNames.policy, () => withoutCursorSql(this.decideNow(model, kind, parsed, getQueryString, cached), parsed, getQueryString), (span, decided) => {
+    return stage(SpanNames.policy, () => this.counted(model, withoutCursorSql(this.decideNow(model, kind, parsed, getQueryString, cached), parsed, getQueryString)), (span, decided) => {
       span.setAttributes(policyAttributes(decided.sanitized.trace));
       annotateQuery(() => policyAttributes(decided.sanitized.trace));
     });
+  }
+
+  /** The decisions on the decisions metric, once per request that reads rows (not toStatementsAsync nor simulate): fields only of an exposed entity. */
+  private counted(model: EntityModel, decided: GuardDecision): GuardDecision {
+    if (this.options.reads) recordDecisions(this.engine.options.entities.nameOf(model.target) ?? null, model.name, decided.sanitized.trace.entries);
+    return decided;
   }
 
   private decideNow(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
@@ -172,6 +179,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   }
 
   reused(planned: GuardedPlan): void {
+    if (this.model) this.counted(this.model, planned.decided);
     annotateQuery(() => policyAttributes(planned.decided.sanitized.trace));
     this.collected.push(...this.replayed(planned.decided.audited));
   }

@@ -34,7 +34,8 @@ import { type QuerySource, type ResolvedSource, isFreshBuilder, modelOfArray, re
 import { type CursorBinding, type CursorScope, cursorBindingOf, openCursor, withCursors } from "./cursor-page.js";
 import { type PageBy, isCursorPage } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
-import { Attr, SpanNames, annotateQuery, annotateResult, queryRun, stage } from "../telemetry/spans.js";
+import { Attr, SpanNames, annotateQuery, annotateResult, exportRun, queryRun, stage } from "../telemetry/spans.js";
+import { recordPlanCache } from "../telemetry/metrics.js";
 
 type Step<T> = T | Promise<T>;
 type Steps<T> = Generator<Promise<unknown>, T, unknown>;
@@ -177,6 +178,7 @@ function* plannedOf<D>(resolved: ResolvedSource, request: PipelineRequest, guard
   let store = text === null ? null : guard.planStore(model, kind, text, getQueryString);
   const hit = store?.cache.get(model, store.key);
   annotateQuery(() => ({ [Attr.planCacheHit]: hit !== undefined }));
+  if (store) recordPlanCache(hit !== undefined);
   if (hit) {
     guard.reused(hit);
     return { planned: hit, cursor: null }; // a cursor page is never cached (below)
@@ -314,7 +316,12 @@ export interface ExportOptions {
  * handed out, a bounded COUNT (at most maxRows + 1 rows) refuses an export past maxRows
  * (CapExceeded at "page"). An array is evaluated once and handed out in slices.
  */
-export async function* runExport<T, D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, options: ExportOptions): AsyncGenerator<T[], void, undefined> {
+export function runExport<T, D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, options: ExportOptions): AsyncGenerator<T[], void, undefined> {
+  return exportRun(request.kind, exportBatches<T, D>(source, request, guard, options));
+}
+
+/** runExport's batches, in the export's span (telemetry/spans.ts exportRun). */
+async function* exportBatches<T, D>(source: AnySource, request: PipelineRequest, guard: QueryGuard<D>, options: ExportOptions): AsyncGenerator<T[], void, undefined> {
   const { kind } = request;
   if (kind === "summary") fail(Codes.UnsupportedOnBuilder, "an export reads a Filter's or Segment's rows; a Summary's groups are one page", "groupBy");
   const batchPage = (after: string, first: boolean): PageBy => ({ pageNumber: 0, pageSize: options.batchSize, after, count: first ? "estimated" : "none" });
@@ -331,6 +338,7 @@ export async function* runExport<T, D>(source: AnySource, request: PipelineReque
     resolved = resolveSource(source as QuerySource<ObjectLiteral>);
     model = resolved.model;
   }
+  annotateQuery(() => ({ [Attr.entity]: model.name }));
   let failure: unknown;
   try {
     await guard.begin(model);

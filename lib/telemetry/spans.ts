@@ -12,9 +12,10 @@
 // attribute is computed for a span that does not record (`recording`).
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, context, createContextKey, trace } from "@opentelemetry/api";
 import type { PolicyTrace } from "../shapes/policy-trace.js";
+import { libraryVersion } from "./version.js";
+import { meters, recordRun, recordStage, secondsSince, telemetryBypassed } from "./metrics.js";
 
-/** The instrumentation scope's version: package.json's (test/telemetry/spans.test.ts checks they agree). */
-export const libraryVersion = "3.0.0";
+export { libraryVersion };
 
 /** Span names. */
 export const SpanNames = {
@@ -33,6 +34,10 @@ export const SpanNames = {
   transform: "querylib.transform",
   /** One token vault round trip (a scope's distinct values tokenized), inside the row pass. */
   vault: "querylib.vault",
+  /** A whole export (runExport), from its first batch's request to the generator's end, error or early return. */
+  export: "querylib.export",
+  /** One write of a request's audit events to the audit sink (the Nest module's drain). */
+  audit: "querylib.audit",
 } as const;
 
 /** Attribute names of QueryLib's own (the database ones follow the semantic conventions). */
@@ -46,6 +51,10 @@ export const Attr = {
   errorCode: "querylib.error.code",
   /** The number of distinct values one vault round trip tokenized. */
   vaultValues: "querylib.vault.values",
+  /** The number of batches an export handed out. */
+  batches: "querylib.export.batches",
+  /** The number of audit events one write carried. */
+  auditEvents: "querylib.audit.events",
   /** Followed by the action in lower case: querylib.policy.decisions.allowed, …dropped, …masked, …denied, …injected. */
   decisions: "querylib.policy.decisions.",
 } as const;
@@ -91,21 +100,27 @@ type Steps<T> = Generator<Promise<unknown>, T, unknown>;
  * that only delegates with yield* cost ~1.5 µs a run; this check costs ~0.1 µs).
  */
 export function queryRun<T>(kind: "filter" | "segment" | "summary", steps: Steps<T>, done: (span: Span, value: T) => void): Steps<T> {
+  if (telemetryBypassed()) return steps;
+  const timed = meters() !== null;
   const span = tracer().startSpan(SpanNames[kind], { kind: SpanKind.INTERNAL });
-  if (!trace.isSpanContextValid(span.spanContext())) {
+  const valid = trace.isSpanContextValid(span.spanContext());
+  if (!valid) {
     span.end(); // the no-op span: nothing to enter
-    return steps;
+    if (!timed) return steps;
   }
   if (span.isRecording()) span.setAttribute(Attr.shape, kind);
-  return traced(span, steps, done);
+  return traced(kind, valid ? span : null, timed ? performance.now() : null, steps, done);
 }
 
-function* traced<T>(span: Span, steps: Steps<T>, done: (span: Span, value: T) => void): Steps<T> {
-  const within = trace.setSpan(context.active(), span).setValue(querySpanKey, span);
+/** The steps in the run's span (null: no SDK traces), timed for the request duration metric (start null: no SDK meters). */
+function* traced<T>(kind: string, span: Span | null, start: number | null, steps: Steps<T>, done: (span: Span, value: T) => void): Steps<T> {
+  const within = span ? trace.setSpan(context.active(), span).setValue(querySpanKey, span) : context.active();
   let ended = false;
   const end = (error?: unknown) => {
     if (ended) return;
     ended = true;
+    if (start !== null) recordRun(kind, secondsSince(start), error);
+    if (!span) return;
     if (error !== undefined) failed(span, error);
     span.end();
   };
@@ -122,7 +137,7 @@ function* traced<T>(span: Span, steps: Steps<T>, done: (span: Span, value: T) =>
         throw error;
       }
       if (next.done) {
-        if (span.isRecording()) done(span, next.value);
+        if (span?.isRecording()) done(span, next.value);
         end();
         return next.value;
       }
@@ -144,11 +159,99 @@ function* traced<T>(span: Span, steps: Steps<T>, done: (span: Span, value: T) =>
 }
 
 /**
+ * An export's span around its batches (an async generator, pipeline/driver.ts runExport): each
+ * batch is read in the span's context (the stages' spans are its children), and the span ends
+ * once, when the batches end, throw, or the reader returns early (return(): the inner generator
+ * is returned too, so its own cleanup runs). Rows and batches handed out are its attributes;
+ * its duration and outcome go on the request duration metric under the shape "export".
+ * Without an SDK (neither traces nor metrics) the batches are returned as they are.
+ */
+export function exportRun<T>(kind: string, batches: AsyncGenerator<T[], void, undefined>): AsyncGenerator<T[], void, undefined> {
+  if (telemetryBypassed()) return batches;
+  const timed = meters() !== null;
+  const span = tracer().startSpan(SpanNames.export, { kind: SpanKind.INTERNAL });
+  const valid = trace.isSpanContextValid(span.spanContext());
+  if (!valid) {
+    span.end();
+    if (!timed) return batches;
+  }
+  if (span.isRecording()) span.setAttribute(Attr.shape, kind);
+  return exported(valid ? span : null, timed ? performance.now() : null, batches);
+}
+
+async function* exported<T>(span: Span | null, start: number | null, batches: AsyncGenerator<T[], void, undefined>): AsyncGenerator<T[], void, undefined> {
+  const within = span ? trace.setSpan(context.active(), span).setValue(querySpanKey, span) : context.active();
+  let rows = 0;
+  let count = 0;
+  let failure: unknown;
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await context.with(within, () => batches.next());
+      if (next.done) break;
+      rows += next.value.length;
+      count++;
+      try {
+        yield next.value;
+      } catch (error) {
+        // Thrown into by its reader (throw()): the batches get it, so that they end as they would have.
+        await context.with(within, () => batches.throw(error));
+        throw error;
+      }
+    }
+    finished = true;
+  } catch (error) {
+    failure = error ?? new Error("an export step threw nothing");
+    throw error;
+  } finally {
+    // Returned early by its reader: the batches are returned (their finally settles the guard) before the span ends.
+    // (After a failure they have ended already: returning an ended generator does nothing.)
+    if (!finished) await context.with(within, () => batches.return(undefined));
+    if (start !== null) recordRun("export", secondsSince(start), failure);
+    if (span) {
+      if (span.isRecording()) span.setAttributes({ [Attr.rowCount]: rows, [Attr.batches]: count });
+      if (failure !== undefined) failed(span, failure);
+      span.end();
+    }
+  }
+}
+
+/**
  * A stage's span around `work` (synchronous or returning a promise; a synchronous work stays
  * synchronous, which the driver's synchronous forms need). `annotate` adds attributes from its
  * result when the span records. Errors end the span with ERROR and the code, and are rethrown.
  */
 export function stage<T>(name: string, work: () => T, annotate?: (span: Span, value: Awaited<T>) => void, attributes?: () => Attributes, kind: SpanKind = SpanKind.INTERNAL): T {
+  if (telemetryBypassed()) return work();
+  if (meters() !== null) return timedStage(name, () => spanned(name, work, annotate, attributes, kind));
+  return spanned(name, work, annotate, attributes, kind);
+}
+
+/** The stage's duration on the stage duration metric, by its span name's last part ("querylib.policy.rules": "rules"). */
+function timedStage<T>(name: string, work: () => T): T {
+  const stageName = name.slice(name.lastIndexOf(".") + 1);
+  const start = performance.now();
+  let result: T;
+  try {
+    result = work();
+  } catch (error) {
+    recordStage(stageName, secondsSince(start), error);
+    throw error;
+  }
+  if (result instanceof Promise) {
+    return result.then((value: unknown) => {
+      recordStage(stageName, secondsSince(start), undefined);
+      return value;
+    }, (error: unknown) => {
+      recordStage(stageName, secondsSince(start), error ?? new Error("a stage threw nothing"));
+      throw error;
+    }) as T;
+  }
+  recordStage(stageName, secondsSince(start), undefined);
+  return result;
+}
+
+function spanned<T>(name: string, work: () => T, annotate?: (span: Span, value: Awaited<T>) => void, attributes?: () => Attributes, kind: SpanKind = SpanKind.INTERNAL): T {
   const parent = context.active();
   // No query span and no other active span: a stage run outside a query (a builder's statements
   // run by the host, an admin call) gets no span of its own, rather than a root span of one stage.

@@ -8,6 +8,7 @@ import { type MaskNeed, applyTextMask, format, generalize, hmac, maskStrategyRow
 import type { TransformChain } from "./field-transforms.js";
 import type { IQpTokenVault } from "./vault.js";
 import { Attr, SpanNames, stage } from "../telemetry/spans.js";
+import { vaultRoundTrip } from "../telemetry/metrics.js";
 
 /** Where transformed members sit in a result: real member names down to each leaf. */
 export type TransformTree = Map<string, { chain: TransformChain | null; children: TransformTree }>;
@@ -145,7 +146,7 @@ export async function applyTransforms(data: unknown, tree: TransformTree, env: T
     // Each round trip is a span (the number of values only: never the values, nor the scope's tokens).
     const tokenize = (batch: TokenBatch) => {
       const values = [...new Set(batch.texts)];
-      return stage(SpanNames.vault, () => env.vault!.tokenize(batch.scope, values), undefined, () => ({ [Attr.vaultValues]: values.length }));
+      return stage(SpanNames.vault, () => vaultRoundTrip(() => env.vault!.tokenize(batch.scope, values)), undefined, () => ({ [Attr.vaultValues]: values.length }));
     };
     const tokens = pending.length === 1 ? [await tokenize(pending[0]!)] : await Promise.all(pending.map(tokenize));
     // Read inside the try: an answer that is not a map (a custom vault breaking its contract) fails like a vault that is down.

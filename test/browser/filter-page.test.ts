@@ -177,6 +177,26 @@ describe("filter page (Chromium)", function () {
     await page.waitForFunction(() => document.body.dataset.health === "shown");
   });
 
+  check("Query metrics (GET /metrics, admins only): query runs, refusals by code and the plan cache's hit rate, refreshed after each run; support sees no panel", async () => {
+    await page.waitForFunction(() => document.body.dataset.metrics === "shown");
+    const panel = page.locator("#metrics .metrics");
+    const runsBefore = Number(await panel.getAttribute("data-runs"));
+    // A refusal made elsewhere (support may not filter on salary): its code shows once the panel refreshes.
+    const refused = await callApi(app.url, "dev-cleo", "/api/employees/filter", { conditionGroup: { connector: "And", conditions: [{ sort: 1, field: "salary", dataType: "Number", operator: "GreaterThan", values: [100000] }] } });
+    expect(refused.status).to.equal(403);
+    // The page's query three times: the guarded plan cache keeps it from its second sighting, the third is a hit.
+    for (let i = 0; i < 3; i++) expect(await ui.run()).to.equal("done");
+    await page.waitForFunction((n) => Number(document.querySelector("#metrics .metrics")?.getAttribute("data-runs") ?? "0") >= n, runsBefore + 4);
+    expect(Number(await panel.getAttribute("data-refused"))).to.be.at.least(1);
+    expect(Number(await panel.locator(`li[data-code=${refused.body.code}]`).getAttribute("data-count"))).to.be.at.least(1);
+    expect(Number(await panel.locator(".metrics-hit-rate").getAttribute("data-hits"))).to.be.at.least(1);
+    expect(await panel.locator(".metrics-summary").innerText()).to.match(/^Query runs since start: \d+ \(\d+ answered, \d+ refused\)\. Plan cache hit rate: \d+ % \(\d+ of \d+\)\.$/);
+    await page.screenshot({ path: screenshotPath("filter-page-metrics"), fullPage: true });
+    await ui.asCaller("dev-cleo");
+    await page.waitForFunction(() => document.body.dataset.metrics === "none");
+    expect(await page.locator("#metrics .metrics").count()).to.equal(0);
+  });
+
   check("shows a policy error's code and message next to the condition it is about", async () => {
     await ui.onEntity("employees");
     const condition = await ui.addCondition(ui.rootGroup(), { field: "salary", operator: "GreaterThan", values: ["100000"] });

@@ -7,8 +7,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { type IQpTokenVault, PolicyErrorCode, type PolicyTrace, type PolicyTraceEntry, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, applyPolicy, toList } from "../../lib/index.js";
+import { type IQpAuditSink, type IQpTokenVault, type QpAuditEvent, PolicyErrorCode, type PolicyTrace, type PolicyTraceEntry, QpInMemoryTokenVault, QpPolicyContext, QpPolicyEngine, applyPolicy, toList } from "../../lib/index.js";
 import { memberData } from "../transform/domain.js";
+import { drainAuditEvents } from "../../nest-module/audit.js";
+import { scopeOf } from "../../nest-module/request-scope.js";
 import { libraryVersion } from "../../lib/telemetry/spans.js";
 import type { Dialect } from "../support/target-list.js";
 import { repoRoot, sourceFiles } from "../support/source-files.js";
@@ -146,6 +148,74 @@ describe("Telemetry: spans", () => {
     }
   });
 
+  forEachPolicyTarget("Telemetry: an export's span", (ctx) => {
+    const shape = () => whereShape(cond("name", "IsNotNull"));
+    const exportOf = async (options: { batchSize: number; maxExportRows?: number }) => {
+      const engine = new QpPolicyEngine({ lint: "off", ...(options.maxExportRows ? { caps: { maxExportRows: options.maxExportRows } } : {}) });
+      return ctx.guard(Patient, await tenantContext(engine, "t-1")).exportAsync(shape(), { batchSize: options.batchSize });
+    };
+
+    it("read to its end: one querylib.export span over every batch, its rows and batches; the stages of each batch its children", async () => {
+      let rows = 0;
+      let batches = 0;
+      for await (const batch of await exportOf({ batchSize: 2 })) {
+        rows += batch.length;
+        batches++;
+        assert.equal(named(querylibSpans(capture), "querylib.export").length, 0, "not ended while batches are read");
+      }
+      const spans = querylibSpans(capture);
+      const root = one(spans, "querylib.export");
+      assert.ok(rows > 2 && batches >= 2);
+      assert.equal(root.status.code, SpanStatusCode.UNSET);
+      assert.equal(parentOf(root), undefined);
+      assert.equal(root.attributes["querylib.shape"], "filter");
+      assert.equal(root.attributes["querylib.entity"], "Patient");
+      assert.equal(root.attributes["querylib.row_count"], rows);
+      assert.equal(root.attributes["querylib.export.batches"], batches);
+      const children = spans.filter((span) => span !== root);
+      assert.ok(children.length > 0);
+      for (const child of children) assert.equal(parentOf(child), idOf(root), child.name);
+      assert.equal(named(children, "querylib.transform").length, batches, "one row pass per batch");
+      if (ctx.target !== "memory") assert.ok(named(children, "querylib.statement").length >= batches);
+    });
+
+    it("returned early by its reader (break after the first batch): the span ends at once, with the rows handed out", async () => {
+      let rows = 0;
+      for await (const batch of await exportOf({ batchSize: 2 })) {
+        rows += batch.length;
+        break;
+      }
+      const root = one(querylibSpans(capture), "querylib.export");
+      assert.equal(root.status.code, SpanStatusCode.UNSET);
+      assert.equal(root.attributes["querylib.row_count"], rows);
+      assert.equal(root.attributes["querylib.export.batches"], 1);
+    });
+
+    it("thrown into by its reader after the first batch: the error is rethrown, the export is over, the span ends with ERROR", async () => {
+      const batches = await exportOf({ batchSize: 2 });
+      const first = await batches.next();
+      assert.equal(first.done, false);
+      await assert.rejects(() => batches.throw(new TypeError("the reader failed")), TypeError);
+      assert.deepEqual(await batches.next(), { done: true, value: undefined });
+      const root = one(querylibSpans(capture), "querylib.export");
+      assert.equal(root.status.code, SpanStatusCode.ERROR);
+      assert.equal(root.attributes["querylib.error.code"], "TypeError");
+      assert.equal(root.attributes["querylib.export.batches"], 1);
+    });
+
+    it("refused (more rows than MaxExportRows): the span ends with ERROR and the code, no batch", async () => {
+      const batches = await exportOf({ batchSize: 2, maxExportRows: 2 });
+      await expectPolicyError(async () => {
+        for await (const batch of batches) void batch;
+      }, PolicyErrorCode.CapExceeded);
+      const root = one(querylibSpans(capture), "querylib.export");
+      assert.equal(root.status.code, SpanStatusCode.ERROR);
+      assert.equal(root.attributes["querylib.error.code"], "CapExceeded");
+      assert.equal(root.attributes["querylib.export.batches"], 0);
+      assert.deepEqual(root.events, []);
+    });
+  });
+
   describe("the token vault", () => {
     const vaults = {
       working: () => new QpInMemoryTokenVault(),
@@ -175,6 +245,37 @@ describe("Telemetry: spans", () => {
       assert.equal(one(spans, "querylib.vault").attributes["querylib.error.code"], "Error", "a vault's own error has no code: its class name, never its message");
       assert.equal(one(spans, "querylib.filter").attributes["querylib.error.code"], "StoreUnavailable");
       for (const span of spans) assert.ok(!JSON.stringify([span.attributes, span.status, span.events]).includes("756.1234"), span.name);
+    });
+  });
+
+  describe("the audit write", () => {
+    const event = (field: string): QpAuditEvent => ({ at: new Date(0).toISOString(), entity: "Patient", field, feature: "Where", action: "Allowed", subjects: [], enforced: true });
+    const drainIn = (sink: IQpAuditSink, events: QpAuditEvent[]) => trace.getTracer("host").startActiveSpan("POST /patients/query", async (host) => {
+      const scope = scopeOf({ method: "POST", url: "/patients/query" });
+      const context = new QpPolicyContext();
+      (context.auditEvents as unknown[]).push(...events);
+      scope.contexts.push(context);
+      try {
+        await drainAuditEvents(scope, sink);
+      } finally {
+        host.end();
+      }
+    });
+
+    it("a write: one querylib.audit span under the host's span, with the number of events", async () => {
+      await drainIn({ write: async () => {} }, [event("name"), event("diagnosis")]);
+      const audit = one(querylibSpans(capture), "querylib.audit");
+      assert.equal(parentOf(audit), idOf(capture.spans().find((span) => span.name === "POST /patients/query")!));
+      assert.equal(audit.attributes["querylib.audit.events"], 2);
+      assert.equal(audit.status.code, SpanStatusCode.UNSET);
+    });
+
+    it("a sink that fails: the span ends with ERROR and the error's class name, never its message", async () => {
+      await drainIn({ write: async () => { throw new Error("sink down: 756.1234.5678.97"); } }, [event("name")]);
+      const audit = one(querylibSpans(capture), "querylib.audit");
+      assert.equal(audit.status.code, SpanStatusCode.ERROR);
+      assert.equal(audit.attributes["querylib.error.code"], "Error");
+      assert.ok(!JSON.stringify([audit.attributes, audit.status, audit.events]).includes("756.1234"));
     });
   });
 

@@ -11,9 +11,11 @@ import { resultsView } from "./results.js";
 import { Schema } from "./schema.js";
 import { traceView } from "./trace.js";
 import { healthView } from "./health.js";
+import { metricsPanel } from "./metrics-panel.js";
 
 const $ = (id) => document.getElementById(id);
 const page = document.body.dataset;
+const metrics = metricsPanel($("metrics"));
 
 const state = {
   users: [], token: "", entity: "", mode: "filter",
@@ -108,6 +110,7 @@ async function loadHealth() {
   state.health = findings;
   page.health = findings ? "shown" : "none";
   renderHealth();
+  void metrics.refresh(state.token, findings !== null);
 }
 
 function renderModes() {
@@ -222,6 +225,7 @@ async function run() {
   page.runSeq = String(seq);
   renderEditor();
   renderOutput();
+  void metrics.refresh(state.token, state.health !== null);
 }
 
 /** `to`: a page number, or a cursor page's { after } or { before }. */
