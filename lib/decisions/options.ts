@@ -95,16 +95,25 @@ export interface QpPrivacyBudget {
   readonly limit: number;
   readonly scope: QpBudgetScope;
   readonly window: QpBudgetWindow;
+  /**
+   * δ of a private Summary's free-form group keys (default 1e-6): a group whose keys are not all
+   * declared is released only when its noisy count clears τ = max(MinGroupSize, ⌈1 + ln(1/(2δ))/ε⌉).
+   */
+  readonly delta: number;
 }
 
-export type QpPrivacyBudgetInput = Partial<Pick<QpPrivacyBudget, "ledger" | "limit">> & { scope?: QpBudgetScope | string; window?: QpBudgetWindow | string };
+export type QpPrivacyBudgetInput = Partial<Pick<QpPrivacyBudget, "ledger" | "limit" | "delta">> & { scope?: QpBudgetScope | string; window?: QpBudgetWindow | string };
 
 /** The privacy budget with its defaults (an in-memory ledger, 20 ε, User, Daily), every part checked (QpConfigurationError naming privacyBudget). */
 export function resolvePrivacyBudget(input: QpPrivacyBudgetInput | null | undefined, key = "privacyBudget"): QpPrivacyBudget {
   const given = input ?? {};
-  if (typeof given !== "object") throw new QpConfigurationError(`${key}: an object { ledger?, limit?, scope?, window? }`);
+  if (typeof given !== "object") throw new QpConfigurationError(`${key}: an object { ledger?, limit?, scope?, window?, delta? }`);
   for (const name of Object.keys(given)) {
-    if (!["ledger", "limit", "scope", "window"].includes(name)) throw new QpConfigurationError(`${key}.${name}: unknown member; expected ledger, limit, scope, window`);
+    if (!["ledger", "limit", "scope", "window", "delta"].includes(name)) throw new QpConfigurationError(`${key}.${name}: unknown member; expected ledger, limit, scope, window, delta`);
+  }
+  const delta = given.delta ?? 1e-6;
+  if (typeof delta !== "number" || !Number.isFinite(delta) || delta <= 0 || delta >= 0.5) {
+    throw new QpConfigurationError(`${key}.delta: "${String(given.delta)}" is not a δ strictly between 0 and 0.5`);
   }
   const ledger = given.ledger ?? new QpInMemoryBudgetLedger();
   if (typeof ledger.charge !== "function") throw new QpConfigurationError(`${key}.ledger: a budget ledger (QpTypeOrmBudgetLedger, QpRedisBudgetLedger or QpInMemoryBudgetLedger)`);
@@ -116,6 +125,7 @@ export function resolvePrivacyBudget(input: QpPrivacyBudgetInput | null | undefi
     ledger, limit,
     scope: given.scope === undefined ? "User" : readEnum(given.scope, budgetScopes, `${key}.scope`),
     window: given.window === undefined ? "Daily" : readEnum(given.window, budgetWindows, `${key}.window`),
+    delta,
   });
 }
 

@@ -28,7 +28,7 @@ import { type SanitizeSource, sanitize } from "./sanitize.js";
 import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { copyTrace } from "./trace.js";
 import type { PolicyTrace } from "../shapes/policy-trace.js";
-import { forcedPredicates, transformPlan } from "./plan-pass.js";
+import { forcedPredicates, splitForRelease, transformPlan } from "./plan-pass.js";
 import { transformResult } from "./row-pass.js";
 import { refusedAuditEvents } from "./refused-audit.js";
 import { pinForcedScope } from "./guarded-builders.js";
@@ -157,7 +157,12 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   transformPlan(planned: ShapePlan, decided: GuardDecision): ShapePlan {
     const { additions } = decided.sanitized;
     this.forced = additions.forced.length === 0 ? [] : forcedPredicates(planned.plan.root, additions.forced);
-    return transformPlan(planned, additions, this.forced);
+    const transformed = transformPlan(planned, additions, this.forced);
+    if (!additions.privateRelease) return transformed;
+    // A private Summary (#45): its Having, orders and page run after release, on the noisy values.
+    const split = splitForRelease(transformed);
+    decided.release = split.parts;
+    return split.planned;
   }
 
   /**
@@ -202,11 +207,11 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   /** The guess budget, then the privacy budget (#45: private aggregates' ε, from the shape only), both before anything runs. */
   private async charge(decided: GuardDecision): Promise<void> {
     if (decided.guesses.length > 0) await chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
-    if (decided.sanitized.privateAggregates.size > 0) await chargePrivacyBudget(this.engine.options.privacyBudget, this.context, decided.sanitized.privateAggregates);
+    if (decided.sanitized.privateAggregates.size > 0) await chargePrivacyBudget(this.engine.options.privacyBudget, this.context, decided.sanitized.privateAggregates, decided.sanitized.additions.privateRelease);
   }
 
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {
-    return stage(SpanNames.transform, () => transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context)) as Promise<R>;
+    return stage(SpanNames.transform, () => transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context, decided.release ?? null)) as Promise<R>;
   }
 
   /** The forced predicates pinned in a join where the host's where() or orWhere() cannot undo them; the trace kept for policyTraceOf. */

@@ -7,8 +7,13 @@ import { chargeOrRefuse } from "./guess-budget.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpPrivacyBudget } from "../decisions/options.js";
 import { noisyAverage, noisyCount, noisySum } from "../privacy/noisy-aggregates.js";
-import { privateCountAlias } from "./plan-pass.js";
+import { type PrivateGroupRelease, type ReleaseParts, maxPrivateGroups, privateCountAlias } from "./plan-pass.js";
 import type { PrivateAggregate } from "./sanitize-result.js";
+import { Direction } from "../shapes/enums.js";
+import { type SummaryResult, pageResult } from "../shapes/results.js";
+import { countsTotal, pageOffset } from "../shapes/page.js";
+import { havingHolds } from "../memory/run-memory.js";
+import { compareNullable } from "../memory/values.js";
 
 /**
  * Charges the ε of the request's private aggregates, per stored column (the sum of its
@@ -16,14 +21,17 @@ import type { PrivateAggregate } from "./sanitize-result.js";
  * charge does not fit (those charged before it stay charged: no refunds), StoreUnavailable when
  * the ledger fails, MissingContextValue when the caller has no subject of the budget's scope.
  */
-export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPolicyContext, aggregates: ReadonlyMap<string, PrivateAggregate>): Promise<void> {
+export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPolicyContext, aggregates: ReadonlyMap<string, PrivateAggregate>, release?: PrivateGroupRelease): Promise<void> {
   const perColumn = new Map<string, { entity: string; field: string; cost: number }>();
-  for (const a of aggregates.values()) {
-    const key = `${a.entity}.${a.field}`;
-    const entry = perColumn.get(key) ?? { entity: a.entity, field: a.field, cost: 0 };
-    entry.cost += a.settings.epsilon;
+  const add = (entity: string, field: string, epsilon: number) => {
+    const key = `${entity}.${field}`;
+    const entry = perColumn.get(key) ?? { entity, field, cost: 0 };
+    entry.cost += epsilon;
     perColumn.set(key, entry);
-  }
+  };
+  for (const a of aggregates.values()) add(a.entity, a.field, a.settings.epsilon);
+  // Free-form groups: the noisy count that releases them is one more private Count.
+  if (release?.threshold) add(release.threshold.entity, release.threshold.field, release.threshold.epsilon);
   if (perColumn.size === 0) return;
   const ids = [...new Set(context.subjectsOf(budget.scope as never))].sort();
   if (ids.length === 0) policyError(PolicyErrorCode.MissingContextValue, `the privacy budget is kept per ${budget.scope} and the caller has no ${budget.scope} subject; the request is refused`);
@@ -80,4 +88,62 @@ export function noisePrivateAggregates(rows: Record<string, unknown>[], aggregat
       }
     }
   }
+}
+
+// ---- Group release: which groups a private Summary returns, and in what order (#45) ------------
+
+const keyOf = (values: readonly unknown[]) => JSON.stringify(values.map((v) => (v instanceof Date ? v.getTime() : v)));
+
+/**
+ * The groups a private Summary releases, before its aggregates are noised: with declared keys,
+ * exactly the declared combinations, each empty one added with counts of 0 (its sums, averages
+ * and other aggregates of no row as the database gives them: null); a group of other keys (a
+ * NULL key, a stored value off the list) is not released. With free-form keys, each group whose
+ * row count plus discrete Laplace noise of scale 1/ε is at least τ. Nothing records how many
+ * were dropped. More groups than maxPrivateGroups read: CapExceeded (the groups are released in memory).
+ */
+export function releaseGroups(rows: Record<string, unknown>[], release: PrivateGroupRelease, aggregates: readonly { alias: string; aggregator: Aggregator }[]): Record<string, unknown>[] {
+  if (rows.length > maxPrivateGroups) policyError(PolicyErrorCode.CapExceeded, `a private Summary releases at most ${maxPrivateGroups} groups; narrow it`, "groupBy");
+  const names = release.keys.map((k) => k.name);
+  if (release.threshold) {
+    const { epsilon, tau } = release.threshold;
+    return rows.filter((row) => noisyCount(numberOf(row[privateCountAlias]), epsilon) >= tau);
+  }
+  const byKey = new Map(rows.map((row) => [keyOf(names.map((n) => row[n] ?? null)), row]));
+  let combinations: unknown[][] = [[]];
+  for (const k of release.keys) combinations = combinations.flatMap((c) => k.declared!.map((v) => [...c, v]));
+  return combinations.map((values) => {
+    const found = byKey.get(keyOf(values));
+    if (found) return found;
+    const empty: Record<string, unknown> = {};
+    names.forEach((n, i) => (empty[n] = values[i]));
+    for (const a of aggregates) empty[a.alias] = a.aggregator === Aggregator.Count || a.aggregator === Aggregator.CountDistinct ? 0 : null;
+    empty[privateCountAlias] = 0;
+    return empty;
+  });
+}
+
+/**
+ * A private Summary's released groups, after their noise: its Having tested on the noisy
+ * values, ordered (its orders, then its keys ascending, as the in-memory target orders), its page
+ * cut, totalCount and pageCount counted on what was released. The result keeps its queryString.
+ */
+export function releasedPage(result: SummaryResult, released: Record<string, unknown>[], parts: ReleaseParts): SummaryResult {
+  const valueOf = (row: Record<string, unknown>) => (a: { alias: string }) => row[a.alias] ?? null;
+  let rows = parts.having ? released.filter((row) => havingHolds(valueOf(row), parts.having!)) : released;
+  const terms = [...parts.orders, ...parts.keys.map((k) => ({ target: k, direction: Direction.Ascending }))];
+  const read = (row: Record<string, unknown>, target: (typeof terms)[number]["target"]) => ("alias" in target ? row[target.alias] : row[target.name]) ?? null;
+  rows = [...rows].sort((a, b) => {
+    for (const t of terms) {
+      const order = compareNullable(read(a, t.target), read(b, t.target), t.direction === Direction.Descending);
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
+  const { page } = parts;
+  const from = page ? pageOffset(page) : 0;
+  const data = page ? rows.slice(from, from + page.pageSize) : rows;
+  const total = !page || countsTotal(page) ? rows.length : null;
+  const out = pageResult(page, total, data, result.queryString, page ? rows.length > from + page.pageSize : false);
+  return { ...out, policy: result.policy };
 }

@@ -29,6 +29,8 @@ export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny", Privat
 export enum PolicyAction {
   Allowed = "Allowed", Denied = "Denied", Dropped = "Dropped", Masked = "Masked",
   Injected = "Injected", Mutated = "Mutated", Defaulted = "Defaulted", Generalized = "Generalized",
+  // #45 private aggregates: released with noise, groups released by declared keys or a noisy count, ε charged, a sticky answer reused.
+  Noised = "Noised", Suppressed = "Suppressed", Charged = "Charged", Cached = "Cached",
 }
 export enum PolicyLevel { SealedAttribute = 1, DynamicUser = 2, DynamicRole = 3, DynamicTenant = 4, DynamicGlobal = 5, OverridableAttribute = 6 }
 export enum StoreFailureMode { LastKnownGood = "LastKnownGood", FailClosed = "FailClosed", StaticOnly = "StaticOnly" }

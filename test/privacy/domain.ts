@@ -3,7 +3,7 @@
 // rule names (the role "analyst"), so the same attack can be run with and without the protection.
 import "reflect-metadata";
 import { Column, type DataSource, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
-import { type IQpBudgetLedger, MaskStrategy, type QpBudgetCharge, QpEntityCatalogue, QpInMemoryBudgetLedger, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
+import { type IQpBudgetLedger, MaskStrategy, type QpBudgetCharge, QpEntityCatalogue, QpInMemoryBudgetLedger, QpAllowedValues, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import type { Dialect } from "../support/target-list.js";
 
@@ -19,7 +19,8 @@ export class PaBranch {
 @Entity("pa_account")
 export class PaAccount {
   @PrimaryColumn({ type: "int" }) id!: number;
-  @Column({ type: "varchar", length: 20 }) segment!: string;
+  /** Declared keys (#45): a private Summary grouped by segment releases all three, empty ones too. */
+  @QpAllowedValues(["retail", "business", "private"]) @Column({ type: "varchar", length: 20 }) segment!: string;
   @QpNoSelect() @QpPrivate({ lower: 0, upper: 10000, granularity: 1 }) @Column({ type: "int" }) balance!: number;
   @Column({ type: "int" }) score!: number;
   /** Masked: under inference protection and a guess budget, an Equal on it is a charged guess (the no-charge test). */
