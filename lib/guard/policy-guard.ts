@@ -38,7 +38,7 @@ import type { CursorKeyring } from "../cursor/cursor-codec.js";
 import { keyOf } from "../execute/sql-texts.js";
 import { randomUUID } from "node:crypto";
 import { SpanNames, annotateQuery, policyAttributes, stage } from "../telemetry/spans.js";
-import { chargePrivacyBudget } from "./private-release.js";
+import { type PrivacyCharge, chargePrivacyBudget } from "./private-release.js";
 
 /** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
 export interface GuardEngine extends SanitizeSource {
@@ -83,6 +83,8 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   private readonly collected: QpAuditEvent[] = [];
   /** The forced predicates as plan nodes, built once: in the plan's WHERE, and pinned in a builder's join. */
   private forced: readonly Predicate[] = [];
+  /** What this request's private aggregates were charged (#45): the privacy block reports it. */
+  private privacyCharge: PrivacyCharge | null = null;
   /** The source's model and the parsed request, as the driver gave them (a refused request's audit events name its fields). */
   private model: EntityModel | null = null;
   private parsed: ParsedShape | null = null;
@@ -207,11 +209,11 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   /** The guess budget, then the privacy budget (#45: private aggregates' ε, from the shape only), both before anything runs. */
   private async charge(decided: GuardDecision): Promise<void> {
     if (decided.guesses.length > 0) await chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
-    if (decided.sanitized.privateAggregates.size > 0) await chargePrivacyBudget(this.engine.options.privacyBudget, this.context, decided.sanitized.privateAggregates, decided.sanitized.additions.privateRelease);
+    if (decided.sanitized.privateAggregates.size > 0) this.privacyCharge = await chargePrivacyBudget(this.engine.options.privacyBudget, this.context, decided.sanitized.privateAggregates, decided.sanitized.additions.privateRelease);
   }
 
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {
-    return stage(SpanNames.transform, () => transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context, decided.release ?? null)) as Promise<R>;
+    return stage(SpanNames.transform, () => transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context, decided.release ?? null, this.privacyCharge)) as Promise<R>;
   }
 
   /** The forced predicates pinned in a join where the host's where() or orWhere() cannot undo them; the trace kept for policyTraceOf. */

@@ -17,6 +17,7 @@
 // (private-release.ts), never to the exact values.
 import { PolicyErrorCode } from "../errors/policy-exception.js";
 import { Aggregator } from "../shapes/enums.js";
+import { PolicyAction } from "../shapes/policy-enums.js";
 import type { AggregateBy } from "../shapes/shapes.js";
 import type { Reference } from "../decisions/references.js";
 import type { PrivateDecision } from "../decisions/privacy.js";
@@ -43,6 +44,9 @@ export function refusePrivateAggregate(s: Sanitizer, ref: Reference, aggregator:
   if (aggregator === Aggregator.Sumation || aggregator === Aggregator.Average) s.privateClamps.set(alias.trim(), { lower: privacy.lower, upper: privacy.upper });
   const entity = s.options.entities.nameOf(ref.end.owner) ?? ref.end.owner.name;
   s.privateAggregates.set(alias.trim(), { aggregator, settings: { lower: privacy.lower, upper: privacy.upper, granularity: privacy.granularity, epsilon: privacy.epsilon }, entity, field: ref.end.publicName });
+  if (privateAggregators.includes(aggregator) && ref.path.hops.length === 0) {
+    s.record(ref.publicPath, "Aggregate", PolicyAction.Noised, privacy, true, `${aggregator} as ${alias.trim()}: discrete Laplace noise, ε ${privacy.epsilon} (bounds in the result's privacy block)`);
+  }
   if (!privateAggregators.includes(aggregator)) {
     s.refuse(PolicyErrorCode.PrivateFieldDeniedForAggregate, `${aggregator} of ${ref.publicPath} is one of its values, and ${ref.publicPath} is private for this caller (${privacy.source}); ${onlyPrivateAggregates}`, where, ref.publicPath, "Aggregate", privacy, false, ref.end);
   }

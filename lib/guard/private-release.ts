@@ -6,11 +6,11 @@ import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { chargeOrRefuse } from "./guess-budget.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpPrivacyBudget } from "../decisions/options.js";
-import { noisyAverage, noisyCount, noisySum } from "../privacy/noisy-aggregates.js";
+import { averageHalfWidth, countScale, noiseHalfWidth, noisyAverageParts, noisyCount, noisySum, sumScale } from "../privacy/noisy-aggregates.js";
 import { type PrivateGroupRelease, type ReleaseParts, maxPrivateGroups, privateCountAlias } from "./plan-pass.js";
 import type { PrivateAggregate } from "./sanitize-result.js";
 import { Direction } from "../shapes/enums.js";
-import { type SummaryResult, pageResult } from "../shapes/results.js";
+import { type PrivacyBlock, type PrivateAggregateRelease, type SummaryResult, pageResult } from "../shapes/results.js";
 import { countsTotal, pageOffset } from "../shapes/page.js";
 import { havingHolds } from "../memory/run-memory.js";
 import { compareNullable } from "../memory/values.js";
@@ -21,7 +21,14 @@ import { compareNullable } from "../memory/values.js";
  * charge does not fit (those charged before it stay charged: no refunds), StoreUnavailable when
  * the ledger fails, MissingContextValue when the caller has no subject of the budget's scope.
  */
-export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPolicyContext, aggregates: ReadonlyMap<string, PrivateAggregate>, release?: PrivateGroupRelease): Promise<void> {
+/** What a request's private aggregates cost: ε in all, the least ε left over the columns charged, when the window resets. */
+export interface PrivacyCharge {
+  readonly charged: number;
+  readonly remaining: number | null;
+  readonly resetsAt: Date | null;
+}
+
+export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPolicyContext, aggregates: ReadonlyMap<string, PrivateAggregate>, release?: PrivateGroupRelease): Promise<PrivacyCharge> {
   const perColumn = new Map<string, { entity: string; field: string; cost: number }>();
   const add = (entity: string, field: string, epsilon: number) => {
     const key = `${entity}.${field}`;
@@ -32,16 +39,23 @@ export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPo
   for (const a of aggregates.values()) add(a.entity, a.field, a.settings.epsilon);
   // Free-form groups: the noisy count that releases them is one more private Count.
   if (release?.threshold) add(release.threshold.entity, release.threshold.field, release.threshold.epsilon);
-  if (perColumn.size === 0) return;
+  if (perColumn.size === 0) return { charged: 0, remaining: null, resetsAt: null };
   const ids = [...new Set(context.subjectsOf(budget.scope as never))].sort();
   if (ids.length === 0) policyError(PolicyErrorCode.MissingContextValue, `the privacy budget is kept per ${budget.scope} and the caller has no ${budget.scope} subject; the request is refused`);
   const scopeId = ids.length === 1 ? ids[0]! : JSON.stringify(ids);
+  let charged = 0;
+  let remaining: number | null = null;
+  let resetsAt: Date | null = null;
   for (const [, { entity, field, cost }] of [...perColumn].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // Whole millionths: the ledger keeps six decimals.
     const charge = Math.round(cost * 1e6) / 1e6;
-    await chargeOrRefuse(budget.ledger, { scopeKind: budget.scope, scopeId, entity, field, kind: "privacy", cost: charge, limit: budget.limit, window: budget.window }, "privacy budget",
-      (remaining, reset) => policyError(PolicyErrorCode.PrivacyBudgetExhausted, `the request's private aggregates of ${entity}.${field} cost ε ${charge}, and ${remaining} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`));
+    const result = await chargeOrRefuse(budget.ledger, { scopeKind: budget.scope, scopeId, entity, field, kind: "privacy", cost: charge, limit: budget.limit, window: budget.window }, "privacy budget",
+      (left, reset) => policyError(PolicyErrorCode.PrivacyBudgetExhausted, `the request's private aggregates of ${entity}.${field} cost ε ${charge}, and ${left} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`));
+    charged += charge;
+    remaining = remaining === null ? result.remaining : Math.min(remaining, result.remaining);
+    resetsAt = result.resetsAt;
   }
+  return { charged: Math.round(charged * 1e6) / 1e6, remaining, resetsAt };
 }
 
 /**
@@ -64,8 +78,9 @@ const numberOf = (value: unknown): number => (value === null || value === undefi
  * over a noisy count, from the clamped average and the group's row count (the hidden COUNT(*) the
  * plan pass adds; nullable private fields are not averaged). A sum of no value (all NULL) is 0.
  */
-export function noisePrivateAggregates(rows: Record<string, unknown>[], aggregates: ReadonlyMap<string, PrivateAggregate>): void {
-  if (aggregates.size === 0) return;
+export function noisePrivateAggregates(rows: Record<string, unknown>[], aggregates: ReadonlyMap<string, PrivateAggregate>): AverageIntervals {
+  const intervals: AverageIntervals = new WeakMap();
+  if (aggregates.size === 0) return intervals;
   for (const row of rows) {
     for (const [alias, a] of aggregates) {
       const value = numberOf(row[alias]);
@@ -79,7 +94,11 @@ export function noisePrivateAggregates(rows: Record<string, unknown>[], aggregat
           break;
         case Aggregator.Average: {
           const count = numberOf(row[privateCountAlias]);
-          row[alias] = noisyAverage(value * count, count, a.settings);
+          const released = noisyAverageParts(value * count, count, a.settings);
+          row[alias] = released.average;
+          let byAlias = intervals.get(row);
+          if (!byAlias) intervals.set(row, (byAlias = new Map()));
+          byAlias.set(alias, averageHalfWidth(released, a.settings));
           break;
         }
         default:
@@ -88,6 +107,44 @@ export function noisePrivateAggregates(rows: Record<string, unknown>[], aggregat
       }
     }
   }
+  return intervals;
+}
+
+/** Each released Average's 95 % half-width, per row (from its released noisy parts only). */
+export type AverageIntervals = WeakMap<object, Map<string, number>>;
+
+/**
+ * The `privacy` block of a private Summary's result (results.ts PrivacyBlock): the mechanism,
+ * what was charged and is left, whether the answer is a stored one, the threshold of free-form
+ * keys, and per aggregate its public settings and 95 % half-width. Built from settings, the
+ * charge and released values only.
+ */
+export function privacyBlock(rows: readonly Record<string, unknown>[], aggregates: ReadonlyMap<string, PrivateAggregate>, release: PrivateGroupRelease | undefined,
+  charge: PrivacyCharge | null, cached: boolean, delta: number, intervals: AverageIntervals): PrivacyBlock {
+  const out: Record<string, PrivateAggregateRelease> = {};
+  for (const [alias, a] of aggregates) {
+    const { lower, upper, granularity, epsilon } = a.settings;
+    const base = { aggregator: a.aggregator, field: `${a.entity}.${a.field}`, lower, upper, granularity, epsilon };
+    switch (a.aggregator) {
+      case Aggregator.Sumation:
+        out[alias] = { ...base, halfWidth95: noiseHalfWidth(sumScale(a.settings)) * granularity };
+        break;
+      case Aggregator.Average:
+        out[alias] = { ...base, halfWidth95: null, halfWidths95: rows.map((row) => intervals.get(row)?.get(alias) ?? upper - lower) };
+        break;
+      default:
+        out[alias] = { ...base, halfWidth95: noiseHalfWidth(countScale(epsilon)) };
+    }
+  }
+  return {
+    mechanism: "discrete Laplace",
+    epsilonCharged: cached ? 0 : charge?.charged ?? 0,
+    epsilonRemaining: charge?.remaining ?? null,
+    windowResetsAt: charge?.resetsAt ? charge.resetsAt.toISOString() : null,
+    cached,
+    threshold: release?.threshold ? { tau: release.threshold.tau, epsilon: release.threshold.epsilon, delta } : null,
+    aggregates: out,
+  };
 }
 
 // ---- Group release: which groups a private Summary returns, and in what order (#45) ------------
