@@ -5,6 +5,7 @@
 import { type CountMode, countModes } from "../shapes/shapes.js";
 import { type CursorSecret, minimumSecretBytes, secretBytes } from "../cursor/cursor-codec.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
+import { randomBytes } from "node:crypto";
 import { type QpCaps, capDefaults, capMaximum, capMinimum } from "../limits/caps.js";
 import { QpTier, StoreFailureMode } from "../shapes/policy-enums.js";
 
@@ -169,6 +170,13 @@ export interface QpPolicyOptions {
   counts: Readonly<Record<string, QpCountRule>>;
   /** The per-caller privacy budget of private aggregates (QpPrivacyBudget, #45). */
   privacyBudget: QpPrivacyBudget;
+  /**
+   * The HMAC-SHA256 key of sticky answers (#45): a private Summary's stored released answer is
+   * found again under HMAC(privacyKey, its canonical form and scope). 32 bytes or more; absent: a
+   * random key per engine, so answers are sticky in this process only (replicas sharing a ledger
+   * must share the key too).
+   */
+  privacyKey: Uint8Array;
 }
 
 export type QpLintMode = "off" | "warn" | "error";
@@ -182,7 +190,9 @@ export interface QpCountRule {
 /** exact above estimated above none: what a count mode costs, and what it tells. */
 export const countRank = (mode: CountMode): number => (mode === "exact" ? 2 : mode === "estimated" ? 1 : 0);
 
-export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "privacyBudget" | "cursorSecrets" | "counts">> & {
+export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "privacyBudget" | "cursorSecrets" | "counts" | "privacyKey">> & {
+  /** QpPolicyOptions.privacyKey: a string or bytes, 32 bytes or more. */
+  privacyKey?: string | Uint8Array;
   /** Per public name or "*": `{ default?, max? }` (QpPolicyOptions.counts). */
   counts?: Readonly<Record<string, Partial<QpCountRule>>>;
   /** One secret or several (the first seals): QpPolicyOptions.cursorSecrets. */
@@ -233,7 +243,7 @@ const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refres
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
-  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "privacyBudget", "cursorSecrets", "counts"];
+  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "privacyBudget", "cursorSecrets", "counts", "privacyKey"];
   for (const key of Object.keys(input)) if (!known.includes(key)) throw new QpConfigurationError(`QpPolicyOptions.${key}: unknown option`);
   return {
     tier: input.tier === undefined ? QpTier.Convenience : readEnum(input.tier, Object.values(QpTier), "tier"),
@@ -252,7 +262,17 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     cursorSecrets: resolveCursorSecrets(input.cursorSecrets),
     counts: resolveCounts(input.counts),
     privacyBudget: resolvePrivacyBudget(input.privacyBudget),
+    privacyKey: resolvePrivacyKey(input.privacyKey),
   };
+}
+
+/** The sticky answers' key (QpPolicyOptions.privacyKey): given (32 bytes or more), or random for this engine. */
+export function resolvePrivacyKey(input: string | Uint8Array | null | undefined): Uint8Array {
+  if (input === undefined || input === null) return new Uint8Array(randomBytes(32));
+  if (typeof input !== "string" && !(input instanceof Uint8Array)) throw new QpConfigurationError("privacyKey: a string or bytes");
+  const bytes = secretBytes(input);
+  if (bytes.length < minimumSecretBytes) throw new QpConfigurationError(`privacyKey: ${minimumSecretBytes} bytes or more (use 32 random bytes, e.g. crypto.randomBytes(32).toString("base64"))`);
+  return new Uint8Array(bytes);
 }
 
 /** The count rules, each checked: known modes, the default no more than the max (which defaults to exact). */

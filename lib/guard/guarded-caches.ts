@@ -23,6 +23,8 @@ export interface GuardDecision {
   readonly shapeKey: string | null;
   /** A private Summary's Having, orders and page, taken off its SQL plan and applied after release (#45); set when its plan is transformed. */
   release?: ReleaseParts | null;
+  /** A private Summary's canonical form (#45, sticky-answers.ts): its stored answer is found under an HMAC of it. */
+  readonly sticky?: string | null;
 }
 
 /** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */

@@ -10,7 +10,7 @@ import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { PathLookup } from "../plan/path-lookup.js";
 import type { Predicate } from "../plan/nodes.js";
-import type { Filter, PageBy, Segment } from "../shapes/shapes.js";
+import type { Filter, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
@@ -39,6 +39,7 @@ import { keyOf } from "../execute/sql-texts.js";
 import { randomUUID } from "node:crypto";
 import { SpanNames, annotateQuery, policyAttributes, stage } from "../telemetry/spans.js";
 import { type PrivacyCharge, chargePrivacyBudget } from "./private-release.js";
+import { type StickyLookup, canonicalSummary, findSticky, fromStored, keepSticky } from "./sticky-answers.js";
 
 /** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
 export interface GuardEngine extends SanitizeSource {
@@ -85,6 +86,8 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   private forced: readonly Predicate[] = [];
   /** What this request's private aggregates were charged (#45): the privacy block reports it. */
   private privacyCharge: PrivacyCharge | null = null;
+  /** This request's sticky answer (#45): its key and the answer stored under it, when the ledger keeps answers. */
+  private sticky: StickyLookup | null = null;
   /** The source's model and the parsed request, as the driver gave them (a refused request's audit events name its fields). */
   private model: EntityModel | null = null;
   private parsed: ParsedShape | null = null;
@@ -133,10 +136,17 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    */
   decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
     // The policy span carries the decisions' counts; the query's span gets them too (a cache hit has no policy span: reused()).
-    return stage(SpanNames.policy, () => withoutCursorSql(this.decideNow(model, kind, parsed, getQueryString, cached), parsed, getQueryString), (span, decided) => {
+    return stage(SpanNames.policy, () => this.withSticky(model, kind, parsed, withoutCursorSql(this.decideNow(model, kind, parsed, getQueryString, cached), parsed, getQueryString)), (span, decided) => {
       span.setAttributes(policyAttributes(decided.sanitized.trace));
       annotateQuery(() => policyAttributes(decided.sanitized.trace));
     });
+  }
+
+  /** A private Summary's canonical form (sticky-answers.ts), kept with its decisions: a cached plan keeps it too. */
+  private withSticky(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, decided: GuardDecision): GuardDecision {
+    if (kind !== "summary" || decided.sanitized.privateAggregates.size === 0) return decided;
+    const entity = this.engine.options.entities.nameOf(model.target) ?? model.name;
+    return { ...decided, sticky: canonicalSummary(entity, parsed as Summary, decided.sanitized) };
   }
 
   private decideNow(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
@@ -209,11 +219,23 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   /** The guess budget, then the privacy budget (#45: private aggregates' ε, from the shape only), both before anything runs. */
   private async charge(decided: GuardDecision): Promise<void> {
     if (decided.guesses.length > 0) await chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
-    if (decided.sanitized.privateAggregates.size > 0) this.privacyCharge = await chargePrivacyBudget(this.engine.options.privacyBudget, this.context, decided.sanitized.privateAggregates, decided.sanitized.additions.privateRelease);
+    const { privateAggregates, additions } = decided.sanitized;
+    if (privateAggregates.size === 0) return;
+    // Sticky answers (#45): the same Summary from the same scope in this window is answered again, free.
+    const { privacyBudget, privacyKey } = this.engine.options;
+    this.sticky = await findSticky(privacyBudget, privacyKey, this.context, decided.sticky);
+    this.privacyCharge = await chargePrivacyBudget(privacyBudget, this.context, privateAggregates, additions.privateRelease, this.sticky?.stored != null);
   }
 
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {
-    return stage(SpanNames.transform, () => transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context, decided.release ?? null, this.privacyCharge)) as Promise<R>;
+    return stage(SpanNames.transform, async () => {
+      const trace = copyTrace(decided.sanitized.trace);
+      const sticky = this.sticky;
+      // A stored answer: the rows just read are not looked at (nothing new is released from them).
+      if (sticky?.stored != null) return fromStored(sticky.stored, result.queryString, trace, this.privacyCharge!) as unknown as R;
+      const released = await transformResult(result as never, kind, { ...decided.sanitized, trace }, this.engine.options, this.context, decided.release ?? null, this.privacyCharge);
+      return (sticky ? await keepSticky(this.engine.options.privacyBudget, sticky.key, released as never) : released) as R;
+    });
   }
 
   /** The forced predicates pinned in a join where the host's where() or orWhere() cannot undo them; the trace kept for policyTraceOf. */

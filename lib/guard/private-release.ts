@@ -28,7 +28,15 @@ export interface PrivacyCharge {
   readonly resetsAt: Date | null;
 }
 
-export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPolicyContext, aggregates: ReadonlyMap<string, PrivateAggregate>, release?: PrivateGroupRelease): Promise<PrivacyCharge> {
+/** The caller's id in the privacy budget's scope (several subjects of it: all of them, sorted, as one id); MissingContextValue without one. */
+export function privacyScopeId(budget: QpPrivacyBudget, context: QpPolicyContext): string {
+  const ids = [...new Set(context.subjectsOf(budget.scope as never))].sort();
+  if (ids.length === 0) policyError(PolicyErrorCode.MissingContextValue, `the privacy budget is kept per ${budget.scope} and the caller has no ${budget.scope} subject; the request is refused`);
+  return ids.length === 1 ? ids[0]! : JSON.stringify(ids);
+}
+
+/** `free`: a stored answer (sticky) costs nothing; each column is charged 0, which reads what is left. */
+export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPolicyContext, aggregates: ReadonlyMap<string, PrivateAggregate>, release?: PrivateGroupRelease, free = false): Promise<PrivacyCharge> {
   const perColumn = new Map<string, { entity: string; field: string; cost: number }>();
   const add = (entity: string, field: string, epsilon: number) => {
     const key = `${entity}.${field}`;
@@ -40,15 +48,13 @@ export async function chargePrivacyBudget(budget: QpPrivacyBudget, context: QpPo
   // Free-form groups: the noisy count that releases them is one more private Count.
   if (release?.threshold) add(release.threshold.entity, release.threshold.field, release.threshold.epsilon);
   if (perColumn.size === 0) return { charged: 0, remaining: null, resetsAt: null };
-  const ids = [...new Set(context.subjectsOf(budget.scope as never))].sort();
-  if (ids.length === 0) policyError(PolicyErrorCode.MissingContextValue, `the privacy budget is kept per ${budget.scope} and the caller has no ${budget.scope} subject; the request is refused`);
-  const scopeId = ids.length === 1 ? ids[0]! : JSON.stringify(ids);
+  const scopeId = privacyScopeId(budget, context);
   let charged = 0;
   let remaining: number | null = null;
   let resetsAt: Date | null = null;
   for (const [, { entity, field, cost }] of [...perColumn].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // Whole millionths: the ledger keeps six decimals.
-    const charge = Math.round(cost * 1e6) / 1e6;
+    const charge = free ? 0 : Math.round(cost * 1e6) / 1e6;
     const result = await chargeOrRefuse(budget.ledger, { scopeKind: budget.scope, scopeId, entity, field, kind: "privacy", cost: charge, limit: budget.limit, window: budget.window }, "privacy budget",
       (left, reset) => policyError(PolicyErrorCode.PrivacyBudgetExhausted, `the request's private aggregates of ${entity}.${field} cost ε ${charge}, and ${left} of this ${budget.scope.toLowerCase()}'s ${budget.limit} are left ${reset}`));
     charged += charge;

@@ -3,7 +3,7 @@
 // rule names (the role "analyst"), so the same attack can be run with and without the protection.
 import "reflect-metadata";
 import { Column, type DataSource, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
-import { type IQpBudgetLedger, MaskStrategy, type QpBudgetCharge, QpEntityCatalogue, QpInMemoryBudgetLedger, QpAllowedValues, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
+import { type IQpBudgetLedger, type IQpReleaseStore, MaskStrategy, type QpBudgetCharge, type QpBudgetWindow, QpEntityCatalogue, QpInMemoryBudgetLedger, QpAllowedValues, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import type { Dialect } from "../support/target-list.js";
 
@@ -64,12 +64,18 @@ export function privacyDatabase(dialect: Dialect): Promise<DataSource> {
   return pending;
 }
 
-/** A ledger that records every charge and passes it to an in-memory one. */
-export class CountingLedger implements IQpBudgetLedger {
+/** A ledger that records every charge (a charge of 0 reads what is left: not recorded) and passes it, and its stored answers, to an in-memory one. */
+export class CountingLedger implements IQpBudgetLedger, IQpReleaseStore {
   readonly charges: QpBudgetCharge[] = [];
   private readonly inner = new QpInMemoryBudgetLedger();
   charge(charge: QpBudgetCharge) {
-    this.charges.push(charge);
+    if (charge.cost > 0) this.charges.push(charge);
     return this.inner.charge(charge);
+  }
+  getRelease(key: string, window: QpBudgetWindow) {
+    return this.inner.getRelease(key, window);
+  }
+  putRelease(key: string, window: QpBudgetWindow, answer: string) {
+    return this.inner.putRelease(key, window, answer);
   }
 }

@@ -79,8 +79,10 @@ describeOnTargets("Private aggregates: the privacy block", targets, craftedDatab
     }
     const actions = first.policy.entries.map((e) => `${e.field}:${e.action}`);
     for (const wanted of ["amount:Noised", "groupBy:Suppressed", "privacyBudget:Charged"]) assert.ok(actions.includes(wanted), `${wanted} in ${actions.join(", ")}`);
-    const second = await run(context, shape);
-    assert.deepEqual([second.privacy!.epsilonCharged, second.privacy!.epsilonRemaining], [2.5, 5]);
+    // Rewritten (a condition that changes nothing), it is a new answer and pays (the same Summary again would be sticky: sticky-answers.test.ts).
+    const rewritten = { ...shape, conditionGroup: { sort: 1, connector: "And", conditions: [{ sort: 1, field: "id", operator: "NotEqual", values: [-1], dataType: "Number" }], subConditionGroups: [] } };
+    const second = await run(context, rewritten);
+    assert.deepEqual([second.privacy!.epsilonCharged, second.privacy!.epsilonRemaining, second.privacy!.cached], [2.5, 5, false]);
     // A Summary without a private aggregate has no block (the spec's result, unchanged).
     assert.equal("privacy" in (await run(context, { groupBy: { fields: ["label"], aggregateBy: [{ alias: "n", aggregator: "Count" }] } })), false);
   });
@@ -100,7 +102,8 @@ describeOnTargets("Private aggregates: the privacy block", targets, craftedDatab
       const body = { ...result, data: result.data.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !noisy.has(k)))) };
       leaks(JSON.parse(JSON.stringify(body)), `result${i}`, found);
     }
-    const refused = await expectPolicyError(() => run(context, shapes[0]!), PolicyErrorCode.PrivacyBudgetExhausted);
+    const third = { ...shapes[0]!, conditionGroup: { ...shapes[0]!.conditionGroup, conditions: [...shapes[0]!.conditionGroup.conditions, { sort: 2, field: "id", operator: "NotEqual", values: [-1], dataType: "Number" }] } };
+    const refused = await expectPolicyError(() => run(context, third), PolicyErrorCode.PrivacyBudgetExhausted);
     leaks({ message: (refused as Error).message, ...JSON.parse(JSON.stringify(refused)) }, "error", found);
     leaks(JSON.parse(JSON.stringify(context.auditEvents)), "audit", found);
     assert.deepEqual(found, []);
