@@ -24,8 +24,11 @@ export enum QpSubjectKind { Global = "Global", Tenant = "Tenant", Role = "Role",
  * What a rule does. Private (#45) is no feature decision: it makes a numeric field private for the
  * rule's subjects, with the rule's `private` settings (decisions/privacy.ts), on top of whatever
  * the features decide.
+ * Exact (#45) lifts an overridable privacy (an overridable QpPrivate, a Private rule of a lower
+ * rank) for the rule's subjects: they aggregate the field exactly again. A sealed QpPrivate wins
+ * over it; the linter names every Exact rule.
  */
-export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny", Private = "Private" }
+export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny", Private = "Private", Exact = "Exact" }
 export enum PolicyAction {
   Allowed = "Allowed", Denied = "Denied", Dropped = "Dropped", Masked = "Masked",
   Injected = "Injected", Mutated = "Mutated", Defaulted = "Defaulted", Generalized = "Generalized",
