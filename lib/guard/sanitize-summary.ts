@@ -96,7 +96,8 @@ function sanitizeAggregates(s: Sanitizer, aggregates: readonly AggregateBy[]): v
     s.checkReference(ref, where);
     s.placements.place(where, ref);
     const chain = s.aggregatable(ref, where, "Aggregate");
-    const guard = sums.includes(a.aggregator) ? s.guardOf(ref.end) : null;
+    // A private field's Sumation and Average are noised (#45): inference protection's refusal is for exact ones.
+    const guard = sums.includes(a.aggregator) && !s.decisions.privacy(ref.end) ? s.guardOf(ref.end) : null;
     if (guard && !guard.summable) {
       const why = `${a.aggregator} of ${ref.publicPath} is returned as computed from stored values, and ${ref.publicPath} is shown transformed: `
         + "two Summaries over groups that differ by one row would give that row's value (inference protection)";
