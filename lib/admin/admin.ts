@@ -248,7 +248,8 @@ function describeField(
     features: allowed.map((f) => PolicyFeature[f]),
     masked: select.effect === PolicyEffect.Mask,
     transforms: transformLabels(chain),
-    inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, summable: guard.summable, acceptedRisks: [...guard.accepted] },
+    // A private field's sums are answered with noise (#45): summable for this caller whatever inference protection says of exact ones.
+    inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, summable: guard.summable || decisions.privacy(step) !== null, acceptedRisks: [...guard.accepted] },
     private: schemaPrivacy(decisions, step, options),
   };
 }
