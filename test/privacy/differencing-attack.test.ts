@@ -8,6 +8,9 @@
 // target's score is n·Q1 − (n − 1)·Q2 (n = 8 retail accounts); with privacy each average carries
 // noise of scale about 2,204/n and the estimate multiplies it by n: about 1 % of trials land
 // within ±25 (measured 0.8 % over 1,000), 5 % is over 6 standard deviations above at 200 trials.
+// Both also check the issue's bound: the Wilson 95 % upper bound of the success rate at most
+// e^ε (ε 0.5 for the two answers) times the blind-guess rate 51/551 = 0.153 (at 200 trials the
+// upper bound stays below it up to 20 successes, over 6 standard deviations above the expected ~2).
 import assert from "node:assert/strict";
 import type { ObjectLiteral } from "typeorm";
 import { type GuardedQuery, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy } from "../../lib/index.js";
@@ -15,6 +18,17 @@ import { describeOnTargets, targets } from "../support/targets.js";
 import { PaAccount, privacyCatalogue, privacyData, privacyDatabase, scoreBounds } from "./domain.js";
 
 type Row = Record<string, unknown>;
+
+/** The Wilson score interval's 95 % upper bound of a success rate. */
+function wilsonUpper(successes: number, trials: number): number {
+  const z = 1.959964;
+  const p = successes / trials;
+  const centre = p + (z * z) / (2 * trials);
+  const spread = z * Math.sqrt((p * (1 - p)) / trials + (z * z) / (4 * trials * trials));
+  return (centre + spread) / (1 + (z * z) / trials);
+}
+/** A blind guess uniform over the score's bounds lands within ±25 with probability 51/551; ε-DP bounds the attack by e^ε times it (two answers at 0.25: ε 0.5). */
+const blindBound = Math.exp(0.5) * (51 / 551);
 
 const and = (...conditions: object[]) => ({ sort: 1, connector: "And", conditions, subConditionGroups: [] });
 const retail = { sort: 1, field: "segment", operator: "Equal", values: ["retail"] };
@@ -55,6 +69,7 @@ describeOnTargets("Private aggregates: the differencing attack", targets, privac
     assert.equal(await attack("clerk", engine), trials, "the hole: exact sums give the target's score every time");
     const successes = await attack("analyst", engine);
     assert.ok(successes <= 0.05 * trials, `${successes} of ${trials} trials recovered the score within ±25`);
+    assert.ok(wilsonUpper(successes, trials) <= blindBound, `Wilson upper bound ${wilsonUpper(successes, trials)} above e^ε × the blind guess (${blindBound})`);
   });
 
   it(`Average: without privacy every trial recovers the score from n·Q1 − (n − 1)·Q2; with it at most 5 % of ${target === "memory" ? "1,000" : "200"} do`, async function () {
@@ -64,5 +79,6 @@ describeOnTargets("Private aggregates: the differencing attack", targets, privac
     assert.equal(await attack("clerk", engine, true), trials, "the hole: exact averages give the target's score every time");
     const successes = await attack("analyst", engine, true);
     assert.ok(successes <= 0.05 * trials, `${successes} of ${trials} trials recovered the score within ±25`);
+    assert.ok(wilsonUpper(successes, trials) <= blindBound, `Wilson upper bound ${wilsonUpper(successes, trials)} above e^ε × the blind guess (${blindBound})`);
   });
 });
