@@ -3,7 +3,7 @@ import "reflect-metadata";
 
 export * from "./shapes/enums.js";
 export type * from "./shapes/shapes.js";
-export type { FilterResult, SegmentResult, SummaryResult } from "./shapes/results.js";
+export type { FilterResult, PrivacyBlock, PrivateAggregateRelease, SegmentResult, SummaryResult } from "./shapes/results.js";
 export { LogicException } from "./errors/logic-exception.js";
 export { Codes as ValidationCodes } from "./errors/codes.js";
 export {
