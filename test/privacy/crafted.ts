@@ -4,7 +4,7 @@
 // 1,000 rows. PlEntry.amount is private for every caller (QpPrivate, bounds 0..5,000).
 import "reflect-metadata";
 import { Column, type DataSource, Entity, PrimaryColumn } from "typeorm";
-import { QpNoSelect, QpPrivate } from "../../lib/index.js";
+import { PolicyFeature, QpAudit, QpNoSelect, QpPrivate } from "../../lib/index.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import type { Dialect } from "../support/target-list.js";
 
@@ -13,7 +13,8 @@ export class PlEntry {
   @PrimaryColumn({ type: "int" }) id!: number;
   /** Free-form group keys. */
   @Column({ type: "varchar", length: 20 }) label!: string;
-  @QpNoSelect() @QpPrivate({ lower: 0, upper: 5000, granularity: 1 }) @Column({ type: "int" }) amount!: number;
+  /** Audited (QpAudit) so that the scan of audit events has events to read. */
+  @QpAudit(PolicyFeature.Aggregate) @QpNoSelect() @QpPrivate({ lower: 0, upper: 5000, granularity: 1 }) @Column({ type: "int" }) amount!: number;
 }
 
 export const amountBounds = { lower: 0, upper: 5000, granularity: 1, epsilon: 0.5 } as const;

@@ -105,6 +105,7 @@ describeOnTargets("Private aggregates: the privacy block", targets, craftedDatab
     const third = { ...shapes[0]!, conditionGroup: { ...shapes[0]!.conditionGroup, conditions: [...shapes[0]!.conditionGroup.conditions, { sort: 2, field: "id", operator: "NotEqual", values: [-1], dataType: "Number" }] } };
     const refused = await expectPolicyError(() => run(context, third), PolicyErrorCode.PrivacyBudgetExhausted);
     leaks({ message: (refused as Error).message, ...JSON.parse(JSON.stringify(refused)) }, "error", found);
+    assert.ok(context.auditEvents.length > 0, "amount is audited: there are events to scan");
     leaks(JSON.parse(JSON.stringify(context.auditEvents)), "audit", found);
     assert.deepEqual(found, []);
     // The scan can fail: the exact figures are there to be found without privacy's release.
