@@ -155,7 +155,8 @@ export function privacyBlock(rows: readonly Record<string, unknown>[], aggregate
 
 // ---- Group release: which groups a private Summary returns, and in what order (#45) ------------
 
-const keyOf = (values: readonly unknown[]) => JSON.stringify(values.map((v) => (v instanceof Date ? v.getTime() : v)));
+/** Keys compared as text: a driver may return a declared number as a string (a decimal, a bigint). */
+const keyOf = (values: readonly unknown[]) => JSON.stringify(values.map((v) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v))));
 
 /**
  * The groups a private Summary releases, before its aggregates are noised: with declared keys,
