@@ -69,7 +69,7 @@ function keptSections(file: string): string {
   } catch {
     return "";
   }
-  const starts = ["\n## Over HTTP", "\n## Long value lists", "\n## At scale", "\n## Telemetry"].map((heading) => text.indexOf(heading)).filter((at) => at >= 0);
+  const starts = ["\n## Over HTTP", "\n## Long value lists", "\n## At scale", "\n## Telemetry", "\n## Private aggregates"].map((heading) => text.indexOf(heading)).filter((at) => at >= 0);
   return starts.length === 0 ? "" : text.slice(Math.min(...starts));
 }
 

@@ -3,7 +3,7 @@ import "reflect-metadata";
 
 export * from "./shapes/enums.js";
 export type * from "./shapes/shapes.js";
-export type { FilterResult, SegmentResult, SummaryResult } from "./shapes/results.js";
+export type { FilterResult, PrivacyBlock, PrivateAggregateRelease, SegmentResult, SummaryResult } from "./shapes/results.js";
 export { LogicException } from "./errors/logic-exception.js";
 export { Codes as ValidationCodes } from "./errors/codes.js";
 export {
@@ -38,12 +38,12 @@ export type { QpAuditEvent, IQpAuditSink } from "./decisions/audit.js";
 export { QpInMemoryRuleStore, type IQpRuleStore, type QpRuleSnapshotData } from "./rules/store.js";
 export { QpTypeOrmRuleStore, QpRuleRecord, QpRuleVersionRecord, type QpTypeOrmRuleStoreOptions } from "./rules/typeorm-store.js";
 export type { IQpRuleNotifier, QpNotificationState, QpRuleChange, QpRuleChangeSubscriber, QpRuleSubscription } from "./rules/notifications.js";
-export { QueryLibMigrations, QueryLibSchema1795564800000, QueryLibBudget1795910400000, QueryLibSchema1796515200000 } from "./migrations/index.js";
+export { QueryLibMigrations, QueryLibSchema1795564800000, QueryLibBudget1795910400000, QueryLibSchema1796515200000, QueryLibRelease1796601600000 } from "./migrations/index.js";
 export {
   type IQpBudgetLedger, type QpBudgetCharge, type QpBudgetKey, type QpBudgetLedgerOptions, type QpBudgetScope, type QpBudgetWindow, type QpChargeKind, type QpChargeResult,
-  QpInMemoryBudgetLedger, QpLedgerUnavailable, budgetWindows, budgetScopes, windowOf,
+  type IQpReleaseStore, QpInMemoryBudgetLedger, QpLedgerUnavailable, budgetWindows, budgetScopes, windowOf,
 } from "./budget/ledger.js";
-export { QpTypeOrmBudgetLedger, QpBudgetRecord, type QpTypeOrmBudgetLedgerOptions } from "./budget/typeorm-ledger.js";
+export { QpTypeOrmBudgetLedger, QpBudgetRecord, QpReleaseRecord, type QpTypeOrmBudgetLedgerOptions } from "./budget/typeorm-ledger.js";
 export { type QpRule, type QpRuleInput, RuleRejected } from "./rules/rule.js";
 export type { QpPolicyHealth } from "./decisions/snapshot.js";
 export type { SchemaResponse, SchemaField, SchemaNode, SchemaPrivacy, ExplainResponse, ExplainDecision, SimulateResponse } from "./admin/admin.js";

@@ -5,6 +5,7 @@ import { type DynamicModule, Inject, Injectable, Logger, Module, type OnModuleIn
 import { ConfigModule, ConfigService } from "@nestjs/config";
 import { TypeOrmModule } from "@nestjs/typeorm";
 import { DataSource } from "typeorm";
+import { createHmac } from "node:crypto";
 import { MaskStrategy, PolicyEffect, PolicyFeature, QpInMemoryTokenVault, QpPolicyContext, QpSubjectKind, QpTypeOrmBudgetLedger, QpTypeOrmRuleStore } from "../lib/index.js";
 import { QpTypeOrmTokenVault } from "../lib/vaults/typeorm-vault.js";
 import { QpTypeOrmAuditSink, QueryLibModule, QueryLibService } from "../nest-module/index.js";
@@ -62,6 +63,13 @@ export const sampleRules = [
     id: "analyst-hashed-staff", subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "employees", field: "name",
     features: PolicyFeature.Select, effect: PolicyEffect.Mask, mask: { strategy: MaskStrategy.Hash }, description: "Analysts see staff names as keyed hashes (equal names, equal hashes)",
   },
+  {
+    // #45: analysts take noisy sums and averages of balances (docs/POLICY.md, "Private aggregates")
+    // instead of being refused them; they no longer select, filter, group or order by it.
+    id: "analyst-private-balance", subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "customers", field: "balance",
+    features: PolicyFeature.All, effect: PolicyEffect.Private, private: { lower: -2000, upper: 30000, granularity: 0.01, epsilon: 0.5 },
+    description: "Analysts sum and average balances with noise, from a daily privacy budget",
+  },
 ] as const;
 
 
@@ -106,6 +114,8 @@ export class SampleFallbackModule {}
 
 /** Guesses a user may test against each protected field a day (see configure below). */
 export const sampleGuessBudget = 50;
+/** ε a user may spend on each private field a day (see configure below). */
+export const samplePrivacyBudget = 20;
 
 @Module({})
 export class SampleAppModule {
@@ -141,6 +151,10 @@ export class SampleAppModule {
               if (policyOptions.inferenceProtection) {
                 policyOptions.guessBudget = { ledger: new QpTypeOrmBudgetLedger(dataSource), limit: sampleGuessBudget, scope: "User", window: "Daily" };
               }
+              // The privacy budget of private aggregates (#45): 20 ε a user a day on the same shared
+              // ledger, and the key of sticky answers derived from the Hash key every replica shares.
+              policyOptions.privacyBudget = { ledger: new QpTypeOrmBudgetLedger(dataSource), limit: samplePrivacyBudget, scope: "User", window: "Daily", delta: 1e-6 };
+              policyOptions.privacyKey = new Uint8Array(createHmac("sha256", secrets.hashSalt).update("querylib sample privacy key").digest());
             },
             providers: await ruleNotifications.providers(dataSource),
             claims: { userClaim: "sub", roleClaim: "roles", tenantClaim: "tenant", customClaims: [adminScopeClaim], valueClaims: { tenantId: "tenant" } },

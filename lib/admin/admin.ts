@@ -66,10 +66,55 @@ export interface SchemaField {
    */
   private: SchemaPrivacy | null;
 }
-export interface SchemaPrivacy { lower: number; upper: number; granularity: number; epsilon: number; aggregators: string[]; source: string }
-function schemaPrivacy(decisions: DecisionTable, step: PolicyMember): SchemaPrivacy | null {
+export interface SchemaPrivacy {
+  lower: number; upper: number; granularity: number; epsilon: number; aggregators: string[]; source: string;
+  /**
+   * What each aggregator costs the caller's privacy budget, in ε (a Summary pays the sum of its
+   * private aggregates', plus one more Count at its smallest ε when its group keys are free-form).
+   */
+  costs: Record<string, number>;
+  /**
+   * The caller's privacy budget for this field: its limit, what is left in this window and when
+   * the window resets, its scope and window; `remaining` null when the caller has no subject of
+   * the budget's scope or the ledger could not answer.
+   */
+  budget: { limit: number; remaining: number | null; resetsAt: string | null; scope: string; window: string };
+}
+/** Where a field's budget is kept in the ledger (its owning entity's public name, its public name), for privacyBudgets. */
+const budgetKeys = new WeakMap<SchemaPrivacy, { entity: string; field: string }>();
+function schemaPrivacy(decisions: DecisionTable, step: PolicyMember, options: QpPolicyOptions): SchemaPrivacy | null {
   const p = decisions.privacy(step);
-  return p && { lower: p.lower, upper: p.upper, granularity: p.granularity, epsilon: p.epsilon, aggregators: [...privateAggregators], source: p.source };
+  if (!p) return null;
+  const { limit, scope, window } = options.privacyBudget;
+  const out: SchemaPrivacy = {
+    lower: p.lower, upper: p.upper, granularity: p.granularity, epsilon: p.epsilon, aggregators: [...privateAggregators], source: p.source,
+    costs: Object.fromEntries(privateAggregators.map((a) => [a, p.epsilon])),
+    budget: { limit, remaining: null, resetsAt: null, scope, window },
+  };
+  budgetKeys.set(out, { entity: options.entities.nameOf(step.owner) ?? step.owner.name, field: step.publicName });
+  return out;
+}
+
+/**
+ * Fills each private field's budget with what is left for the caller: a charge of 0 to the
+ * ledger reads it (no cost). A caller without a subject of the budget's scope, or a ledger that
+ * cannot answer, leaves `remaining` null (the schema is still answered).
+ */
+async function privacyBudgets(options: QpPolicyOptions, context: QpPolicyContext, fields: readonly (SchemaPrivacy | null)[]): Promise<void> {
+  const { ledger, limit, scope, window } = options.privacyBudget;
+  const ids = [...new Set(context.subjectsOf(scope as never))].sort();
+  if (ids.length === 0) return;
+  const scopeId = ids.length === 1 ? ids[0]! : JSON.stringify(ids);
+  for (const privacy of fields) {
+    const key = privacy && budgetKeys.get(privacy);
+    if (!key) continue;
+    try {
+      const read = await ledger.charge({ scopeKind: scope, scopeId, entity: key.entity, field: key.field, kind: "privacy", cost: 0, limit, window });
+      privacy!.budget = { ...privacy!.budget, remaining: read.remaining, resetsAt: read.resetsAt ? read.resetsAt.toISOString() : null };
+    } catch {
+      // Left null: the schema says the ledger did not answer; a query would be refused (StoreUnavailable).
+    }
+  }
 }
 /** The features a private field never takes (its values would be compared or ranked exactly). */
 const closedByPrivacy: readonly PolicyFeature[] = [PolicyFeature.Where, PolicyFeature.Select, PolicyFeature.Order, PolicyFeature.Group, PolicyFeature.Segment];
@@ -153,6 +198,7 @@ export async function schemaOf(engine: AdminEngine, entity: string, request: { p
     const crossedCost = referenceCost(ref, engine.options.caps);
     walk(target.scope, target.target, ref.publicPath, 1, hops, new Map([[target.target, 1]]), crossedCost);
   }
+  await privacyBudgets(engine.options, context, response.fields.map((f) => f.private));
   return response;
 }
 
@@ -202,8 +248,9 @@ function describeField(
     features: allowed.map((f) => PolicyFeature[f]),
     masked: select.effect === PolicyEffect.Mask,
     transforms: transformLabels(chain),
-    inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, summable: guard.summable, acceptedRisks: [...guard.accepted] },
-    private: schemaPrivacy(decisions, step),
+    // A private field's sums are answered with noise (#45): summable for this caller whatever inference protection says of exact ones.
+    inference: guard && { maxInValues: guard.maxInValues, rangeBoundaries: guard.boundaryText, summable: guard.summable || decisions.privacy(step) !== null, acceptedRisks: [...guard.accepted] },
+    private: schemaPrivacy(decisions, step, options),
   };
 }
 
@@ -223,11 +270,15 @@ export async function explainOf(
   const decisions = await engine.decisionsAsync(context);
   if (request.field) {
     const ref = reference(modelOfClass(root), request.field, "field");
-    return explainMember(entity, ref.publicPath, ref.end, decisions, context, engine.options);
+    const one = explainMember(entity, ref.publicPath, ref.end, decisions, context, engine.options);
+    await privacyBudgets(engine.options, context, [one.private]);
+    return one;
   }
   const schema = await schemaOf(engine, entity, request, context);
   const model = modelOfClass(root);
-  return { entity, fields: schema.fields.map((f) => explainMember(entity, f.path, reference(model, f.path, "field").end, decisions, context, engine.options)) };
+  const fields = schema.fields.map((f) => explainMember(entity, f.path, reference(model, f.path, "field").end, decisions, context, engine.options));
+  await privacyBudgets(engine.options, context, fields.map((f) => f.private));
+  return { entity, fields };
 }
 
 function explainMember(entity: string, field: string, member: PolicyMember, decisions: DecisionTable, context: QpPolicyContext, options: QpPolicyOptions): ExplainResponse {
@@ -259,7 +310,7 @@ function explainMember(entity: string, field: string, member: PolicyMember, deci
   return {
     entity, field, decisions: results, selectable: select.effect !== PolicyEffect.Deny, masked: select.effect === PolicyEffect.Mask,
     mask: select.effect !== PolicyEffect.Mask ? null : select.mask ?? (maskAttribute && maskAttribute.kind === "mask" ? maskAttribute.options : { transform: select.source }),
-    private: schemaPrivacy(decisions, member),
+    private: schemaPrivacy(decisions, member, options),
   };
 }
 

@@ -63,6 +63,30 @@ export interface IQpBudgetLedger {
   charge(charge: QpBudgetCharge): Promise<QpChargeResult>;
 }
 
+/**
+ * Where a private Summary's released answers are kept (#45, sticky answers), beside the ledger:
+ * under a key (an HMAC of the request's canonical form and scope, never the request itself) and
+ * a window, the answer as released (JSON text). QpInMemoryBudgetLedger, QpTypeOrmBudgetLedger and
+ * QpRedisBudgetLedger implement it; a ledger that does not gives no sticky answers.
+ */
+export interface IQpReleaseStore {
+  /** The answer stored under `key` in the window holding now, or null. */
+  getRelease(key: string, window: QpBudgetWindow): Promise<string | null>;
+  /** Stores `answer` under `key` in the window holding now unless one is there; returns the one stored (the first writer's). */
+  putRelease(key: string, window: QpBudgetWindow, answer: string): Promise<string>;
+}
+
+export const isReleaseStore = (ledger: unknown): ledger is IQpReleaseStore =>
+  typeof (ledger as IQpReleaseStore)?.getRelease === "function" && typeof (ledger as IQpReleaseStore)?.putRelease === "function";
+
+/** The most characters of one stored answer (a longer one is released but not kept: asked again, it is paid again). */
+export const maxReleaseLength = 60_000;
+
+/** The stored answer's row or key id: SHA-256 (hex) of the HMAC key and the window's start. */
+export function releaseId(key: string, windowStart: Date): string {
+  return createHash("sha256").update(JSON.stringify(["release", key, windowStart.toISOString()])).digest("hex");
+}
+
 /** The ledger's store failed or did not answer in time: the request must be refused. */
 export class QpLedgerUnavailable extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -171,8 +195,9 @@ export interface QpBudgetLedgerOptions {
 }
 
 /** One process's ledger (tests, a single process): a charge is a check and an add with no await between them. */
-export class QpInMemoryBudgetLedger implements IQpBudgetLedger {
+export class QpInMemoryBudgetLedger implements IQpBudgetLedger, IQpReleaseStore {
   private readonly spent = new Map<string, { micro: number; end: number | null }>();
+  private readonly releases = new Map<string, { answer: string; end: number | null }>();
   private readonly clock: () => number;
 
   constructor(options: QpBudgetLedgerOptions = {}) {
@@ -192,8 +217,26 @@ export class QpInMemoryBudgetLedger implements IQpBudgetLedger {
     return resultOf(true, entry.micro, limit, period);
   }
 
-  /** Forgets the keys of windows that have ended. */
+  async getRelease(key: string, window: QpBudgetWindow): Promise<string | null> {
+    const period = windowOf(window, this.clock());
+    return this.releases.get(releaseId(key, period.start))?.answer ?? null;
+  }
+
+  async putRelease(key: string, window: QpBudgetWindow, answer: string): Promise<string> {
+    const now = this.clock();
+    const period = windowOf(window, now);
+    if (this.releases.size >= 10_000) this.sweep(now);
+    const id = releaseId(key, period.start);
+    const stored = this.releases.get(id);
+    if (stored) return stored.answer;
+    // Bounded: past 100,000 answers in open windows, a new one is released but not kept (asked again, it is paid again).
+    if (answer.length <= maxReleaseLength && this.releases.size < 100_000) this.releases.set(id, { answer, end: period.end?.getTime() ?? null });
+    return answer;
+  }
+
+  /** Forgets the keys and answers of windows that have ended. */
   private sweep(now: number): void {
     for (const [id, entry] of this.spent) if (entry.end !== null && entry.end <= now) this.spent.delete(id);
+    for (const [id, entry] of this.releases) if (entry.end !== null && entry.end <= now) this.releases.delete(id);
   }
 }

@@ -5,7 +5,8 @@
 // of the window Never does not expire). Durability is the Redis server's persistence setting: a
 // budget lost with a Redis that restarts without it starts again from nothing.
 import {
-  type IQpBudgetLedger, type QpBudgetCharge, type QpBudgetLedgerOptions, type QpChargeResult, checkCharge, ledgerId, resultOf, unavailable, windowOf, withTimeout,
+  type IQpBudgetLedger, type IQpReleaseStore, type QpBudgetCharge, type QpBudgetLedgerOptions, type QpBudgetWindow, type QpChargeResult, checkCharge, ledgerId, maxReleaseLength,
+  releaseId, resultOf, unavailable, windowOf, withTimeout,
 } from "./ledger.js";
 import { createHash } from "node:crypto";
 
@@ -32,9 +33,18 @@ if ARGV[3] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
 return {1, spent}
 `;
 const chargeSha = createHash("sha1").update(chargeScript).digest("hex");
+
+/** KEYS[1]: the answer's key; ARGV: the answer, expiry in ms since the epoch or "". Sets it unless there, returns the one stored (sticky answers, #45). */
+export const releaseScript = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') and ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+return redis.call('GET', KEYS[1])
+`;
+const releaseSha = createHash("sha1").update(releaseScript).digest("hex");
+const getScript = "return redis.call('GET', KEYS[1])";
+const getSha = createHash("sha1").update(getScript).digest("hex");
 const DAY = 86_400_000;
 
-export class QpRedisBudgetLedger implements IQpBudgetLedger {
+export class QpRedisBudgetLedger implements IQpBudgetLedger, IQpReleaseStore {
   private readonly keyPrefix: string;
   private readonly clock: () => number;
   private readonly timeoutMs: number;
@@ -58,13 +68,40 @@ export class QpRedisBudgetLedger implements IQpBudgetLedger {
     }
   }
 
-  /** EVALSHA, and EVAL when the server does not know the script yet (NOSCRIPT). */
-  private async run(args: (string | number)[]): Promise<unknown> {
+  async getRelease(key: string, window: QpBudgetWindow): Promise<string | null> {
+    const period = windowOf(window, this.clock());
     try {
-      return await this.client.evalsha(chargeSha, 1, ...args);
+      const reply = await withTimeout(this.run([this.releaseKey(key, period.start)], getScript, getSha), this.timeoutMs, "the budget ledger's Redis");
+      return typeof reply === "string" ? reply : null;
+    } catch (error) {
+      throw unavailable(error, "the budget ledger's Redis");
+    }
+  }
+
+  async putRelease(key: string, window: QpBudgetWindow, answer: string): Promise<string> {
+    if (answer.length > maxReleaseLength) return answer;
+    const period = windowOf(window, this.clock());
+    try {
+      const args = [this.releaseKey(key, period.start), answer, period.end ? period.end.getTime() + DAY : ""];
+      const reply = await withTimeout(this.run(args, releaseScript, releaseSha), this.timeoutMs, "the budget ledger's Redis");
+      if (typeof reply !== "string") throw new Error("unexpected reply to the release script");
+      return reply;
+    } catch (error) {
+      throw unavailable(error, "the budget ledger's Redis");
+    }
+  }
+
+  private releaseKey(key: string, windowStart: Date): string {
+    return `${this.keyPrefix}release:${releaseId(key, windowStart)}`;
+  }
+
+  /** EVALSHA, and EVAL when the server does not know the script yet (NOSCRIPT). */
+  private async run(args: (string | number)[], script = chargeScript, sha = chargeSha): Promise<unknown> {
+    try {
+      return await this.client.evalsha(sha, 1, ...args);
     } catch (error) {
       if (!/NOSCRIPT/.test(String((error as Error)?.message))) throw error;
-      return this.client.eval(chargeScript, 1, ...args);
+      return this.client.eval(script, 1, ...args);
     }
   }
 }

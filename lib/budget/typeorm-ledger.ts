@@ -13,7 +13,8 @@ import { Column, Entity, PrimaryColumn, type DataSource, type QueryRunner } from
 import { dialectOf } from "../dialect/dialect-of.js";
 import { type AsyncLock, connectionLock } from "../rules/async-lock.js";
 import {
-  type IQpBudgetLedger, type QpBudgetCharge, type QpBudgetLedgerOptions, type QpChargeResult, checkCharge, ledgerId, resultOf, unavailable, windowOf, withTimeout,
+  type IQpBudgetLedger, type IQpReleaseStore, type QpBudgetCharge, type QpBudgetLedgerOptions, type QpBudgetWindow, type QpChargeResult, checkCharge, ledgerId, maxReleaseLength,
+  releaseId, resultOf, unavailable, windowOf, withTimeout,
 } from "./ledger.js";
 
 @Entity("querylib_budget")
@@ -33,12 +34,29 @@ export class QpBudgetRecord {
   @Column({ type: "bigint" }) spent!: string;
 }
 
+/**
+ * A private Summary's released answer (#45, sticky answers), kept beside the ledger: table
+ * `querylib_release` (QueryLibMigrations' fourth step), one row per answer key and window, its
+ * primary key the SHA-256 of both (ledger.ts, releaseId); the first answer stored stays.
+ */
+@Entity("querylib_release")
+export class QpReleaseRecord {
+  @PrimaryColumn({ type: "varchar", length: 64 }) id!: string;
+  /** ISO 8601, UTC. */
+  @Column({ type: "varchar", length: 40 }) windowStart!: string;
+  /** ISO 8601, UTC; null for the window Never. Rows whose window ended may be deleted (purgeAsync). */
+  @Column({ type: "varchar", length: 40, nullable: true }) resetsAt!: string | null;
+  /** The answer as released (JSON), at most 60,000 characters. */
+  @Column({ type: "text" }) answer!: string;
+}
+
 export interface QpTypeOrmBudgetLedgerOptions extends QpBudgetLedgerOptions {
   /** A charge that has not answered after this many milliseconds is refused (QpLedgerUnavailable); default 5000. */
   timeoutMs?: number;
 }
 
 const columns = ["id", "scopeKind", "scopeId", "entity", "field", "kind", "windowStart", "resetsAt", "spent"];
+const releaseColumns = ["id", "windowStart", "resetsAt", "answer"];
 
 /**
  * The ledger's statements in the DataSource's SQL (its family's quoting and placeholders). A
@@ -51,6 +69,7 @@ function statements(dataSource: DataSource) {
   const q = (name: string) => dataSource.driver.escape(name);
   const p = (i: number) => dialect.placeholder(i);
   const table = q("querylib_budget");
+  const releases = q("querylib_release");
   const insertValues = `INSERT INTO ${table} (${columns.map(q).join(", ")}) VALUES (${columns.map((_, i) => p(i + 1)).join(", ")})`;
   return {
     returning: dialect.upsertReturning,
@@ -60,6 +79,10 @@ function statements(dataSource: DataSource) {
     select: `SELECT ${q("spent")} AS spent FROM ${table} WHERE ${q("id")} = ${p(1)}`,
     insert: dialect.upsertReturning ? `${insertValues} ON CONFLICT (${q("id")}) DO NOTHING` : `${insertValues} ON DUPLICATE KEY UPDATE ${q("id")} = ${q("id")}`,
     purge: `DELETE FROM ${table} WHERE ${q("resetsAt")} IS NOT NULL AND ${q("resetsAt")} <= ${p(1)}`,
+    releaseSelect: `SELECT ${q("answer")} AS answer FROM ${releases} WHERE ${q("id")} = ${p(1)}`,
+    releaseInsert: `INSERT INTO ${releases} (${releaseColumns.map(q).join(", ")}) VALUES (${releaseColumns.map((_, i) => p(i + 1)).join(", ")})`
+      + (dialect.upsertReturning ? ` ON CONFLICT (${q("id")}) DO NOTHING` : ` ON DUPLICATE KEY UPDATE ${q("id")} = ${q("id")}`),
+    releasePurge: `DELETE FROM ${releases} WHERE ${q("resetsAt")} IS NOT NULL AND ${q("resetsAt")} <= ${p(1)}`,
   };
 }
 
@@ -71,8 +94,8 @@ const retryable = (error: unknown) => {
   return code === "40P01" || code === "40001" || code === "ER_LOCK_DEADLOCK" || errno === 1213 || code === "SQLITE_BUSY";
 };
 
-export class QpTypeOrmBudgetLedger implements IQpBudgetLedger {
-  static readonly entities = [QpBudgetRecord];
+export class QpTypeOrmBudgetLedger implements IQpBudgetLedger, IQpReleaseStore {
+  static readonly entities = [QpBudgetRecord, QpReleaseRecord];
   private readonly sql: ReturnType<typeof statements>;
   private readonly clock: () => number;
   private readonly timeoutMs: number;
@@ -134,9 +157,42 @@ export class QpTypeOrmBudgetLedger implements IQpBudgetLedger {
     return rows.length > 0 ? Number(rows[0]!.spent) : null;
   }
 
-  /** Deletes the rows of windows that ended at or before `now` (default the ledger's clock); returns how many. */
+  /** Deletes the rows (charges and stored answers) of windows that ended at or before `now` (default the ledger's clock); returns how many. */
   async purgeAsync(now: number = this.clock()): Promise<number> {
-    return this.onPrimary(async (runner) => (await runner.query(this.sql.purge, [new Date(now).toISOString()], true)).affected ?? 0);
+    return this.onPrimary(async (runner) => {
+      const at = new Date(now).toISOString();
+      const charges = (await runner.query(this.sql.purge, [at], true)).affected ?? 0;
+      return charges + ((await runner.query(this.sql.releasePurge, [at], true)).affected ?? 0);
+    });
+  }
+
+  async getRelease(key: string, window: QpBudgetWindow): Promise<string | null> {
+    const period = windowOf(window, this.clock());
+    try {
+      return await withTimeout(this.onPrimary((runner) => this.answerOf(runner, releaseId(key, period.start))), this.timeoutMs, "the budget ledger's database");
+    } catch (error) {
+      throw unavailable(error, "the budget ledger's database");
+    }
+  }
+
+  /** Inserts unless a row is there (a racing replica's first answer stays), then reads what is stored. */
+  async putRelease(key: string, window: QpBudgetWindow, answer: string): Promise<string> {
+    if (answer.length > maxReleaseLength) return answer;
+    const period = windowOf(window, this.clock());
+    const id = releaseId(key, period.start);
+    try {
+      return await withTimeout(this.onPrimary(async (runner) => {
+        await runner.query(this.sql.releaseInsert, [id, period.start.toISOString(), period.end?.toISOString() ?? null, answer]);
+        return (await this.answerOf(runner, id)) ?? answer;
+      }), this.timeoutMs, "the budget ledger's database");
+    } catch (error) {
+      throw unavailable(error, "the budget ledger's database");
+    }
+  }
+
+  private async answerOf(runner: QueryRunner, id: string): Promise<string | null> {
+    const rows = await runner.query(this.sql.releaseSelect, [id]) as { answer: unknown }[];
+    return rows.length > 0 ? String(rows[0]!.answer) : null;
   }
 
   private onPrimary<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {

@@ -87,14 +87,14 @@ export class CompiledRules {
   sources(member: Pick<PolicyMember, "owner" | "member">, feature: PolicyFeature, context: QpPolicyContext): RuleSource[] {
     return this.rulesFor(member)
       // A Private rule decides no feature: it adds privacy on top of the features' decisions (privateSources).
-      .filter(({ rule, skipped }) => skipped === null && rule.effect !== PolicyEffect.Private && (rule.features & feature) !== 0 && appliesTo(rule, context))
+      .filter(({ rule, skipped }) => skipped === null && rule.effect !== PolicyEffect.Private && rule.effect !== PolicyEffect.Exact && (rule.features & feature) !== 0 && appliesTo(rule, context))
       .map(({ rule, specificity }) => ({ effect: rule.effect, level: levels[rule.subjectKind], specificity, priority: rule.priority, source: `rule ${rule.id}`, rule }));
   }
 
-  /** The Private rules that apply to the caller on this member (their features do not matter: privacy covers every use). */
+  /** The Private and Exact rules that apply to the caller on this member (their features do not matter: privacy covers every use). */
   privateSources(member: Pick<PolicyMember, "owner" | "member">, context: QpPolicyContext): RuleSource[] {
     return this.rulesFor(member)
-      .filter(({ rule, skipped }) => skipped === null && rule.effect === PolicyEffect.Private && rule.private !== null && appliesTo(rule, context))
+      .filter(({ rule, skipped }) => skipped === null && ((rule.effect === PolicyEffect.Private && rule.private !== null) || rule.effect === PolicyEffect.Exact) && appliesTo(rule, context))
       .map(({ rule, specificity }) => ({ effect: rule.effect, level: levels[rule.subjectKind], specificity, priority: rule.priority, source: `rule ${rule.id}`, rule }));
   }
 }

@@ -28,7 +28,7 @@ export interface Decision {
 }
 
 // Private never takes part in a feature's decision (compiled-rules.ts leaves those rules out); its rank is for completeness.
-const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1, [PolicyEffect.Private]: 0 };
+const effectStrength: Record<PolicyEffect, number> = { [PolicyEffect.Deny]: 3, [PolicyEffect.Mask]: 2, [PolicyEffect.Allow]: 1, [PolicyEffect.Private]: 0, [PolicyEffect.Exact]: 0 };
 
 export function compareSources(a: DecisionSource, b: DecisionSource): number {
   return a.level - b.level || b.specificity - a.specificity || b.priority - a.priority

@@ -5,6 +5,7 @@
 import { type CountMode, countModes } from "../shapes/shapes.js";
 import { type CursorSecret, minimumSecretBytes, secretBytes } from "../cursor/cursor-codec.js";
 import { QpConfigurationError } from "../errors/configuration-error.js";
+import { randomBytes } from "node:crypto";
 import { type QpCaps, capDefaults, capMaximum, capMinimum } from "../limits/caps.js";
 import { QpTier, StoreFailureMode } from "../shapes/policy-enums.js";
 
@@ -95,16 +96,25 @@ export interface QpPrivacyBudget {
   readonly limit: number;
   readonly scope: QpBudgetScope;
   readonly window: QpBudgetWindow;
+  /**
+   * δ of a private Summary's free-form group keys (default 1e-6): a group whose keys are not all
+   * declared is released only when its noisy count clears τ = max(MinGroupSize, ⌈1 + ln(1/(2δ))/ε⌉).
+   */
+  readonly delta: number;
 }
 
-export type QpPrivacyBudgetInput = Partial<Pick<QpPrivacyBudget, "ledger" | "limit">> & { scope?: QpBudgetScope | string; window?: QpBudgetWindow | string };
+export type QpPrivacyBudgetInput = Partial<Pick<QpPrivacyBudget, "ledger" | "limit" | "delta">> & { scope?: QpBudgetScope | string; window?: QpBudgetWindow | string };
 
 /** The privacy budget with its defaults (an in-memory ledger, 20 ε, User, Daily), every part checked (QpConfigurationError naming privacyBudget). */
 export function resolvePrivacyBudget(input: QpPrivacyBudgetInput | null | undefined, key = "privacyBudget"): QpPrivacyBudget {
   const given = input ?? {};
-  if (typeof given !== "object") throw new QpConfigurationError(`${key}: an object { ledger?, limit?, scope?, window? }`);
+  if (typeof given !== "object") throw new QpConfigurationError(`${key}: an object { ledger?, limit?, scope?, window?, delta? }`);
   for (const name of Object.keys(given)) {
-    if (!["ledger", "limit", "scope", "window"].includes(name)) throw new QpConfigurationError(`${key}.${name}: unknown member; expected ledger, limit, scope, window`);
+    if (!["ledger", "limit", "scope", "window", "delta"].includes(name)) throw new QpConfigurationError(`${key}.${name}: unknown member; expected ledger, limit, scope, window, delta`);
+  }
+  const delta = given.delta ?? 1e-6;
+  if (typeof delta !== "number" || !Number.isFinite(delta) || delta <= 0 || delta >= 0.5) {
+    throw new QpConfigurationError(`${key}.delta: "${String(given.delta)}" is not a δ strictly between 0 and 0.5`);
   }
   const ledger = given.ledger ?? new QpInMemoryBudgetLedger();
   if (typeof ledger.charge !== "function") throw new QpConfigurationError(`${key}.ledger: a budget ledger (QpTypeOrmBudgetLedger, QpRedisBudgetLedger or QpInMemoryBudgetLedger)`);
@@ -116,6 +126,7 @@ export function resolvePrivacyBudget(input: QpPrivacyBudgetInput | null | undefi
     ledger, limit,
     scope: given.scope === undefined ? "User" : readEnum(given.scope, budgetScopes, `${key}.scope`),
     window: given.window === undefined ? "Daily" : readEnum(given.window, budgetWindows, `${key}.window`),
+    delta,
   });
 }
 
@@ -159,6 +170,13 @@ export interface QpPolicyOptions {
   counts: Readonly<Record<string, QpCountRule>>;
   /** The per-caller privacy budget of private aggregates (QpPrivacyBudget, #45). */
   privacyBudget: QpPrivacyBudget;
+  /**
+   * The HMAC-SHA256 key of sticky answers (#45): a private Summary's stored released answer is
+   * found again under HMAC(privacyKey, its canonical form and scope). 32 bytes or more; absent: a
+   * random key per engine, so answers are sticky in this process only (replicas sharing a ledger
+   * must share the key too).
+   */
+  privacyKey: Uint8Array;
 }
 
 export type QpLintMode = "off" | "warn" | "error";
@@ -172,7 +190,9 @@ export interface QpCountRule {
 /** exact above estimated above none: what a count mode costs, and what it tells. */
 export const countRank = (mode: CountMode): number => (mode === "exact" ? 2 : mode === "estimated" ? 1 : 0);
 
-export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "privacyBudget" | "cursorSecrets" | "counts">> & {
+export type QpPolicyOptionsInput = Partial<Omit<QpPolicyOptions, "caps" | "entities" | "maxSnapshotAge" | "refreshInterval" | "guessBudget" | "privacyBudget" | "cursorSecrets" | "counts" | "privacyKey">> & {
+  /** QpPolicyOptions.privacyKey: a string or bytes, 32 bytes or more. */
+  privacyKey?: string | Uint8Array;
   /** Per public name or "*": `{ default?, max? }` (QpPolicyOptions.counts). */
   counts?: Readonly<Record<string, Partial<QpCountRule>>>;
   /** One secret or several (the first seals): QpPolicyOptions.cursorSecrets. */
@@ -223,7 +243,7 @@ const sectionKeys = ["tier", "dryRun", "storeFailure", "maxSnapshotAge", "refres
 
 /** Options from code (or a bound section) with every default applied and every value checked. */
 export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOptions {
-  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "privacyBudget", "cursorSecrets", "counts"];
+  const known = [...sectionKeys, "hashSalt", "tokenVault", "entities", "auditSink", "guessBudget", "privacyBudget", "cursorSecrets", "counts", "privacyKey"];
   for (const key of Object.keys(input)) if (!known.includes(key)) throw new QpConfigurationError(`QpPolicyOptions.${key}: unknown option`);
   return {
     tier: input.tier === undefined ? QpTier.Convenience : readEnum(input.tier, Object.values(QpTier), "tier"),
@@ -242,7 +262,17 @@ export function resolveOptions(input: QpPolicyOptionsInput = {}): QpPolicyOption
     cursorSecrets: resolveCursorSecrets(input.cursorSecrets),
     counts: resolveCounts(input.counts),
     privacyBudget: resolvePrivacyBudget(input.privacyBudget),
+    privacyKey: resolvePrivacyKey(input.privacyKey),
   };
+}
+
+/** The sticky answers' key (QpPolicyOptions.privacyKey): given (32 bytes or more), or random for this engine. */
+export function resolvePrivacyKey(input: string | Uint8Array | null | undefined): Uint8Array {
+  if (input === undefined || input === null) return new Uint8Array(randomBytes(32));
+  if (typeof input !== "string" && !(input instanceof Uint8Array)) throw new QpConfigurationError("privacyKey: a string or bytes");
+  const bytes = secretBytes(input);
+  if (bytes.length < minimumSecretBytes) throw new QpConfigurationError(`privacyKey: ${minimumSecretBytes} bytes or more (use 32 random bytes, e.g. crypto.randomBytes(32).toString("base64"))`);
+  return new Uint8Array(bytes);
 }
 
 /** The count rules, each checked: known modes, the default no more than the max (which defaults to exact). */

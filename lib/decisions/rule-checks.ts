@@ -8,7 +8,7 @@ import { modelOfClass } from "../model/entity-model.js";
 import { ruleTarget, textMaskMismatch } from "./compiled-rules.js";
 import { type QpRule, rejectRule } from "../rules/rule.js";
 import { attributeSources } from "./decide.js";
-import { classPolicyOf } from "./entity-policy.js";
+import { classPolicyOf, describeSource } from "./entity-policy.js";
 import type { QpPolicyOptions } from "./options.js";
 
 export function checkRuleTarget(options: QpPolicyOptions, rule: QpRule): void {
@@ -18,12 +18,16 @@ export function checkRuleTarget(options: QpPolicyOptions, rule: QpRule): void {
   // The rule's own target first (its mistakes are the more specific), then what its mask needs.
   if (target.property === "*") {
     // Bounds belong to one field: a wildcard cannot give every member the same ones.
-    if (rule.effect === PolicyEffect.Private) rejectRule(`a Private rule names one numeric field, not a wildcard ("${rule.field}")`);
+    if (rule.effect === PolicyEffect.Private || rule.effect === PolicyEffect.Exact) rejectRule(`a ${rule.effect} rule names one numeric field, not a wildcard ("${rule.field}")`);
     return checkMaskNeeds(options, rule);
   }
   const member = classPolicyOf(target.owner).members.get(target.property);
   const found = modelOfClass(target.owner).scope.find(target.property);
-  if (rule.effect === PolicyEffect.Private) {
+  if (rule.effect === PolicyEffect.Exact) {
+    const sealedPrivate = member?.attributes.find((a) => a.kind === "private" && !a.overridable);
+    if (sealedPrivate) rejectRule(`${rule.entity}.${rule.field} is private by ${describeSource(sealedPrivate, member!)}, sealed: no runtime rule can lift it`);
+  }
+  if (rule.effect === PolicyEffect.Private || rule.effect === PolicyEffect.Exact) {
     // Privacy only adds restrictions, so a seal (which stops rules lifting one) does not stop it.
     if (found === "ambiguous" || found?.kind !== "column" || found.fieldKind !== "number") rejectRule(`${rule.entity}.${rule.field} is not a numeric column; only numeric columns can be private`);
     return;

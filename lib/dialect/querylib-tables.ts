@@ -10,6 +10,8 @@ export interface QueryLibDdl {
   readonly budgetV2: readonly string[];
   /** querylib_audit_event.count (QueryLibSchema1796515200000): added, and dropped again on down. */
   readonly auditCountV2: { readonly up: string; readonly down: string };
+  /** The stored released answers of private Summaries, querylib_release (QueryLibRelease1796601600000, #45). */
+  readonly releaseV3: readonly string[];
 }
 
 /** querylib_audit_event's indexes (name, column), the same on every family. */

@@ -3,6 +3,7 @@
 // never answer each other's requests and a host can drop one engine's plans without touching
 // another's. Their bytes are charged to the process-wide plan budget (cacheBudgets.plans,
 // cache/bounded-cache.ts) all the same: a bound per engine would multiply with the number of engines.
+import type { ReleaseParts } from "./plan-pass.js";
 import { PlanCache, digestOf } from "../cache/plan-cache.js";
 import { ProjectionNode } from "../plan/projection.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
@@ -20,6 +21,10 @@ export interface GuardDecision {
   readonly guesses: readonly GuessedColumn[];
   /** Where these decisions are offered for reuse by requests of the same shape (sanitized-shapes.ts); null: not offered. */
   readonly shapeKey: string | null;
+  /** A private Summary's Having, orders and page, taken off its SQL plan and applied after release (#45); set when its plan is transformed. */
+  release?: ReleaseParts | null;
+  /** A private Summary's canonical form (#45, sticky-answers.ts): its stored answer is found under an HMAC of it. */
+  readonly sticky?: string | null;
 }
 
 /** A guarded shape ready to run again: the policy's decisions, its statements and the audit events it records. */

@@ -13,7 +13,7 @@
 // a whole, so no statement runs.
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { recordBudgetCharge } from "../telemetry/metrics.js";
-import { type IQpBudgetLedger, type QpBudgetCharge, QpLedgerUnavailable } from "../budget/ledger.js";
+import { type IQpBudgetLedger, type QpBudgetCharge, type QpChargeResult, QpLedgerUnavailable } from "../budget/ledger.js";
 import type { QpPolicyContext } from "../shapes/policy-context.js";
 import type { QpGuessBudget } from "../decisions/options.js";
 import type { GuessedColumn } from "./sanitize-result.js";
@@ -54,7 +54,7 @@ function scopeIdOf(budget: QpGuessBudget, context: QpPolicyContext): string {
  * answer (whatever storeFailure says: a request that could not be charged never runs), and what
  * `exhausted` throws when the allowance is spent (`reset`: when it comes back, in words).
  */
-export async function chargeOrRefuse(ledger: IQpBudgetLedger, charge: QpBudgetCharge, budgetName: string, exhausted: (remaining: number, reset: string) => never): Promise<void> {
+export async function chargeOrRefuse(ledger: IQpBudgetLedger, charge: QpBudgetCharge, budgetName: string, exhausted: (remaining: number, reset: string) => never): Promise<QpChargeResult> {
   let result;
   try {
     result = await ledger.charge(charge);
@@ -65,4 +65,5 @@ export async function chargeOrRefuse(ledger: IQpBudgetLedger, charge: QpBudgetCh
   }
   recordBudgetCharge(charge.kind, result.charged ? "charged" : "exhausted");
   if (!result.charged) exhausted(result.remaining, result.resetsAt ? `until ${result.resetsAt.toISOString()}` : "for good (window Never)");
+  return result;
 }

@@ -20,7 +20,7 @@ import type { ResolvedPath } from "../resolve/resolved-path.js";
 import type { EntityModel } from "../model/entity-model.js";
 import type { Aggregate, Estimate, HavingPredicate, Predicate } from "../plan/nodes.js";
 import { buildCondition } from "../plan/build-predicate.js";
-import type { ShapePlan } from "../plan/nodes.js";
+import type { ShapePlan, SummaryPlan } from "../plan/nodes.js";
 import { withoutImpliedBy } from "./implied-by-forced.js";
 import { scopedHops } from "../decisions/tenant-navigation.js";
 
@@ -58,6 +58,44 @@ export interface PlanAdditions {
   readonly clamps?: ReadonlyMap<string, { readonly lower: number; readonly upper: number }>;
   /** The Summary has private aggregates: a hidden COUNT(*) gives each group's row count to the noise of its Averages (#45). */
   readonly privateCount?: boolean;
+  /**
+   * A private Summary's group release (#45, private-release.ts): no exact group floor in SQL; its
+   * Having, orders and page are taken off the SQL plan and applied to the released, noisy groups.
+   */
+  readonly privateRelease?: PrivateGroupRelease;
+}
+
+/** How a private Summary's groups are released (docs/POLICY.md, "Private aggregates"). */
+export interface PrivateGroupRelease {
+  /** The plan's group keys, by output name, each with its declared values (QpAllowedValues, an enum's members) or null. */
+  readonly keys: readonly { readonly name: string; readonly declared: readonly unknown[] | null }[];
+  /**
+   * Every key declared (and their combinations at most maxPrivateGroups): exactly the declared
+   * combinations are released, empty ones too, no other. Otherwise every group is free-form.
+   */
+  readonly declared: boolean;
+  /** Free-form groups: released when their count plus discrete Laplace noise of scale 1/ε is at least τ; charged to entity.field. Null when declared. */
+  readonly threshold: { readonly epsilon: number; readonly tau: number; readonly entity: string; readonly field: string } | null;
+}
+
+/** The most groups a private Summary reads (and, declared, releases): its groups are released in memory. */
+export const maxPrivateGroups = 10_000;
+
+/** The SQL part of a private Summary's plan: Having, orders and page taken off (applied after release), the groups read bounded. */
+export interface ReleaseParts {
+  readonly having: HavingPredicate | null;
+  readonly orders: SummaryPlan["orders"];
+  readonly keys: SummaryPlan["keys"];
+  readonly aggregates: SummaryPlan["aggregates"];
+  readonly page: PageBy | null;
+}
+
+export function splitForRelease(planned: ShapePlan): { planned: ShapePlan; parts: ReleaseParts | null } {
+  if (planned.kind !== "summary") return { planned, parts: null };
+  const { having, orders, keys, aggregates, page } = planned.plan;
+  // One row past the bound tells the row pass there were more (CapExceeded).
+  const bounded: PageBy = { pageNumber: 1, pageSize: maxPrivateGroups, count: "none" };
+  return { planned: { kind: "summary", plan: { ...planned.plan, having: null, orders: [], page: bounded } }, parts: { having, orders, keys, aggregates, page } };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { EntityModel } from "../model/entity-model.js";
 import type { ShapeKind } from "../parse/parse-shapes.js";
 import type { PathLookup } from "../plan/path-lookup.js";
 import type { Predicate } from "../plan/nodes.js";
-import type { Filter, PageBy, Segment } from "../shapes/shapes.js";
+import type { Filter, PageBy, Segment, Summary } from "../shapes/shapes.js";
 import { PolicyErrorCode, policyError } from "../errors/policy-exception.js";
 import { Codes, fail } from "../errors/codes.js";
 import type { PlanStore, QueryGuard, ShapeResult } from "../pipeline/driver.js";
@@ -28,7 +28,7 @@ import { type SanitizeSource, sanitize } from "./sanitize.js";
 import { reuse, reusable, shapeKeyOf } from "./sanitized-shapes.js";
 import { copyTrace } from "./trace.js";
 import type { PolicyTrace } from "../shapes/policy-trace.js";
-import { forcedPredicates, transformPlan } from "./plan-pass.js";
+import { forcedPredicates, splitForRelease, transformPlan } from "./plan-pass.js";
 import { transformResult } from "./row-pass.js";
 import { refusedAuditEvents } from "./refused-audit.js";
 import { pinForcedScope } from "./guarded-builders.js";
@@ -39,7 +39,8 @@ import { keyOf } from "../execute/sql-texts.js";
 import { randomUUID } from "node:crypto";
 import { SpanNames, annotateQuery, policyAttributes, stage } from "../telemetry/spans.js";
 import { recordDecisions } from "../telemetry/metrics.js";
-import { chargePrivacyBudget } from "./private-release.js";
+import { type PrivacyCharge, chargePrivacyBudget } from "./private-release.js";
+import { type StickyLookup, canonicalSummary, findSticky, fromStored, keepSticky } from "./sticky-answers.js";
 
 /** What the guard reads of an engine: its options, the caller's decisions and its caches (not the engine itself). */
 export interface GuardEngine extends SanitizeSource {
@@ -84,6 +85,10 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   private readonly collected: QpAuditEvent[] = [];
   /** The forced predicates as plan nodes, built once: in the plan's WHERE, and pinned in a builder's join. */
   private forced: readonly Predicate[] = [];
+  /** What this request's private aggregates were charged (#45): the privacy block reports it. */
+  private privacyCharge: PrivacyCharge | null = null;
+  /** This request's sticky answer (#45): its key and the answer stored under it, when the ledger keeps answers. */
+  private sticky: StickyLookup | null = null;
   /** The source's model and the parsed request, as the driver gave them (a refused request's audit events name its fields). */
   private model: EntityModel | null = null;
   private parsed: ParsedShape | null = null;
@@ -132,7 +137,7 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
    */
   decide(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
     // The policy span carries the decisions' counts; the query's span gets them too (a cache hit has no policy span: reused()).
-    return stage(SpanNames.policy, () => this.counted(model, withoutCursorSql(this.decideNow(model, kind, parsed, getQueryString, cached), parsed, getQueryString)), (span, decided) => {
+    return stage(SpanNames.policy, () => this.counted(model, this.withSticky(model, kind, parsed, withoutCursorSql(this.decideNow(model, kind, parsed, getQueryString, cached), parsed, getQueryString))), (span, decided) => {
       span.setAttributes(policyAttributes(decided.sanitized.trace));
       annotateQuery(() => policyAttributes(decided.sanitized.trace));
     });
@@ -142,6 +147,13 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   private counted(model: EntityModel, decided: GuardDecision): GuardDecision {
     if (this.options.reads) recordDecisions(this.engine.options.entities.nameOf(model.target) ?? null, model.name, decided.sanitized.trace.entries);
     return decided;
+  }
+
+  /** A private Summary's canonical form (sticky-answers.ts), kept with its decisions: a cached plan keeps it too. */
+  private withSticky(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, decided: GuardDecision): GuardDecision {
+    if (kind !== "summary" || decided.sanitized.privateAggregates.size === 0) return decided;
+    const entity = this.engine.options.entities.nameOf(model.target) ?? model.name;
+    return { ...decided, sticky: canonicalSummary(entity, parsed as Summary, decided.sanitized) };
   }
 
   private decideNow(model: EntityModel, kind: ShapeKind, parsed: ParsedShape, getQueryString: boolean, cached: boolean): GuardDecision {
@@ -164,7 +176,12 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   transformPlan(planned: ShapePlan, decided: GuardDecision): ShapePlan {
     const { additions } = decided.sanitized;
     this.forced = additions.forced.length === 0 ? [] : forcedPredicates(planned.plan.root, additions.forced);
-    return transformPlan(planned, additions, this.forced);
+    const transformed = transformPlan(planned, additions, this.forced);
+    if (!additions.privateRelease) return transformed;
+    // A private Summary (#45): its Having, orders and page run after release, on the noisy values.
+    const split = splitForRelease(transformed);
+    decided.release = split.parts;
+    return split.planned;
   }
 
   /**
@@ -210,11 +227,23 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
   /** The guess budget, then the privacy budget (#45: private aggregates' ε, from the shape only), both before anything runs. */
   private async charge(decided: GuardDecision): Promise<void> {
     if (decided.guesses.length > 0) await chargeGuessBudget(this.engine.options.guessBudget, this.context, decided.guesses);
-    if (decided.sanitized.privateAggregates.size > 0) await chargePrivacyBudget(this.engine.options.privacyBudget, this.context, decided.sanitized.privateAggregates);
+    const { privateAggregates, additions } = decided.sanitized;
+    if (privateAggregates.size === 0) return;
+    // Sticky answers (#45): the same Summary from the same scope in this window is answered again, free.
+    const { privacyBudget, privacyKey } = this.engine.options;
+    this.sticky = await findSticky(privacyBudget, privacyKey, this.context, decided.sticky);
+    this.privacyCharge = await chargePrivacyBudget(privacyBudget, this.context, privateAggregates, additions.privateRelease, this.sticky?.stored != null);
   }
 
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {
-    return stage(SpanNames.transform, () => transformResult(result as never, kind, { ...decided.sanitized, trace: copyTrace(decided.sanitized.trace) }, this.engine.options, this.context)) as Promise<R>;
+    return stage(SpanNames.transform, async () => {
+      const trace = copyTrace(decided.sanitized.trace);
+      const sticky = this.sticky;
+      // A stored answer: the rows just read are not looked at (nothing new is released from them).
+      if (sticky?.stored != null) return fromStored(sticky.stored, result.queryString, trace, this.privacyCharge!) as unknown as R;
+      const released = await transformResult(result as never, kind, { ...decided.sanitized, trace }, this.engine.options, this.context, decided.release ?? null, this.privacyCharge);
+      return (sticky ? await keepSticky(this.engine.options.privacyBudget, sticky.key, released as never) : released) as R;
+    });
   }
 
   /** The forced predicates pinned in a join where the host's where() or orWhere() cannot undo them; the trace kept for policyTraceOf. */

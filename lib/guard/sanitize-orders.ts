@@ -4,7 +4,7 @@
 // alias by the caller's spelling (summaryOrderTarget): each is an Order use of the field behind it.
 import { fail, summaryOrderField } from "../errors/codes.js";
 import { PolicyErrorCode } from "../errors/policy-exception.js";
-import { PolicyFeature } from "../shapes/policy-enums.js";
+import { PolicyAction, PolicyFeature } from "../shapes/policy-enums.js";
 import type { AggregateBy, OrderBy } from "../shapes/shapes.js";
 import { type Reference, reference } from "../decisions/references.js";
 import { summaryOrderTarget } from "./summary-order-target.js";
@@ -40,7 +40,18 @@ export function sanitizeSummaryOrders(s: Sanitizer, orders: readonly OrderBy[], 
     if (target.kind === "unknown") fail(summaryOrderField(order.field!), "order by a group field or an aggregate alias", where);
     const kept = target.kind === "empty" ? true
       : target.kind === "key" ? s.allow(keys.refs[target.index]!, PolicyFeature.Order, where, true)
-        : target.field === null || s.allow(reference(s.root, target.field, where), PolicyFeature.Order, where, true);
+        : target.field === null || orderedWhenReleased(s, reference(s.root, target.field, where), where) || s.allow(reference(s.root, target.field, where), PolicyFeature.Order, where, true);
     if (!kept) s.placements.drop(where);
   });
+}
+
+/**
+ * An order on an aggregate of a field private for the caller (#45): the private Summary's groups
+ * are ordered after release, on the noisy values (private-release.ts), so it ranks no exact value.
+ */
+function orderedWhenReleased(s: Sanitizer, ref: Reference, where: string): boolean {
+  const privacy = s.decisions.privacy(ref.end);
+  if (!privacy || ref.path.hops.length > 0) return false;
+  s.record(ref.publicPath, "Order", PolicyAction.Noised, { level: privacy.level, source: privacy.source }, true, `${where}: ordered on the released noisy values`);
+  return true;
 }

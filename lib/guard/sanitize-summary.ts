@@ -20,7 +20,8 @@ import { checkRequired, injectForced, sanitizeGroup } from "./sanitize-condition
 import { protectedCondition, refuseGuessesUnderFloor } from "./sanitize-inference.js";
 import { sanitizeSummaryOrders } from "./sanitize-orders.js";
 import { sanitizePage } from "./sanitize-page.js";
-import { refusePrivateAggregate, refusePrivateHaving } from "./privacy-channels.js";
+import { privateGroupRelease, refusePrivateAggregate } from "./privacy-channels.js";
+import { type PrivateGroupRelease, maxPrivateGroups } from "./plan-pass.js";
 
 /** Aggregates returned as computed from stored values: inference protection refuses them on a field shown transformed. */
 const sums: readonly Aggregator[] = [Aggregator.Sumation, Aggregator.Average];
@@ -33,15 +34,16 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   if (summary.conditionGroup) sanitizeGroup(s, summary.conditionGroup, "conditionGroup", false);
   const groupBy = summary.groupBy;
   let keyRenames = new Map<string, string>();
+  let keyRefs: Reference[] = [];
   if (groupBy) {
     const keys = sanitizeGroupFields(s, groupBy.fields);
     keyRenames = keys.keyRenames;
+    keyRefs = keys.refs;
     sanitizeAggregates(s, groupBy.aggregateBy);
     const aliases = groupBy.aggregateBy.map((a) => a.alias ?? "");
     checkKeyNames([...keys.keyRenames.values(), ...aliases], [...keys.keyRenames.keys(), ...aliases]);
     sanitizeSummaryOrders(s, summary.orders ?? [], keys, groupBy.aggregateBy); // the caller's public names
     protectedHaving(s, summary.having, groupBy.aggregateBy);
-    refusePrivateHaving(s, summary.having, groupBy.aggregateBy);
   }
   countConditions(s, summary.having);
   sanitizePage(s, summary.page);
@@ -49,14 +51,19 @@ export function sanitizeSummary(s: Sanitizer, summary: Summary, getQueryString: 
   const having = summary.having ?? null;
   // The floor runs in SQL (transformPlan), so totals and pages count only the groups returned.
   const floor = groupBy ? s.floor : 1;
+  // A private Summary (#45): no exact floor in SQL; its groups are released by declared keys or a noisy count (privacy-channels.ts).
+  const release = groupBy && s.privateAggregates.size > 0
+    ? privateGroupRelease(s, keyRefs, keyRefs.map((r) => groupKeyName(r.canonical)), groupBy.aggregateBy, floor, s.options.privacyBudget.delta, maxPrivateGroups)
+    : undefined;
   if (floor > 1) {
     const tooSmall = floorRequestProblem(having, groupBy!.aggregateBy, floor);
     if (tooSmall) refuseGroupTooSmall(s, tooSmall.field, tooSmall.message);
     refuseGuessesUnderFloor(s, floor);
-    recordFloor(s);
+    if (!release) recordFloor(s);
   }
+  if (release) recordRelease(s, release);
   injectForced(s);
-  return s.finish(getQueryString, undefined, keyRenames, floor);
+  return s.finish(getQueryString, undefined, keyRenames, release ? 1 : floor, release);
 }
 
 function sanitizeGroupFields(s: Sanitizer, fields: readonly string[]): { keyRenames: Map<string, string>; publicKeys: string[]; refs: Reference[] } {
@@ -89,7 +96,8 @@ function sanitizeAggregates(s: Sanitizer, aggregates: readonly AggregateBy[]): v
     s.checkReference(ref, where);
     s.placements.place(where, ref);
     const chain = s.aggregatable(ref, where, "Aggregate");
-    const guard = sums.includes(a.aggregator) ? s.guardOf(ref.end) : null;
+    // A private field's Sumation and Average are noised (#45): inference protection's refusal is for exact ones.
+    const guard = sums.includes(a.aggregator) && !s.decisions.privacy(ref.end) ? s.guardOf(ref.end) : null;
     if (guard && !guard.summable) {
       const why = `${a.aggregator} of ${ref.publicPath} is returned as computed from stored values, and ${ref.publicPath} is shown transformed: `
         + "two Summaries over groups that differ by one row would give that row's value (inference protection)";
@@ -125,6 +133,14 @@ function protectedHaving(s: Sanitizer, group: ConditionGroup | null | undefined,
 function recordFloor(s: Sanitizer): void {
   s.record("groupBy", "Group", PolicyAction.Injected, { level: null, source: "group floor (caps.minGroupSize, a decorator's minGroupSize)" }, true,
     "groups smaller than the group floor are withheld; totals and pages count only the groups returned");
+}
+
+/** How a private Summary's groups are released: one entry whatever was suppressed (no count of suppressed groups anywhere). */
+function recordRelease(s: Sanitizer, release: PrivateGroupRelease): void {
+  const how = release.threshold
+    ? `a group is released when its noisy count reaches ${release.threshold.tau}; having, orders, page and totals are computed on the released noisy values`
+    : "every declared key is released, empty ones too; having, orders, page and totals are computed on the released noisy values";
+  s.record("groupBy", "Group", PolicyAction.Suppressed, { level: null, source: "private aggregates (QpPrivate, a Private rule)" }, true, how);
 }
 
 /** A Having that asks only for groups below the floor: thrown, or traced in a dry run. */

@@ -12,7 +12,7 @@ import type { Condition, PageBy } from "../shapes/shapes.js";
 import { resolvePath } from "../resolve/resolve-path.js";
 import { Placements } from "./placements.js";
 import type { EntityModel } from "../model/entity-model.js";
-import type { PlanAdditions } from "./plan-pass.js";
+import type { PlanAdditions, PrivateGroupRelease } from "./plan-pass.js";
 import type { Decision } from "../decisions/decide.js";
 import type { DecisionTable } from "../decisions/decision-table.js";
 import { type TransformChain, ruleMaskChain, transformChainOf } from "../transform/field-transforms.js";
@@ -255,7 +255,7 @@ export class Sanitizer {
    * condition and a caller learns nothing about its type", then values), and names each
    * condition where the caller put it, since the forced predicates are not in the request.
    */
-  finish(getQueryString: boolean, projection: readonly string[] | null | undefined, keyRenames: ReadonlyMap<string, string> = new Map(), floor = 1): SanitizeResult {
+  finish(getQueryString: boolean, projection: readonly string[] | null | undefined, keyRenames: ReadonlyMap<string, string> = new Map(), floor = 1, privateRelease?: PrivateGroupRelease): SanitizeResult {
     const caps = this.options.caps;
     if (this.conditionCount > caps.maxConditions) {
       this.refuse(PolicyErrorCode.CapExceeded, `${this.conditionCount} conditions; MaxConditions is ${caps.maxConditions}`, "conditionGroup", "conditions", "Query", null);
@@ -274,6 +274,7 @@ export class Sanitizer {
       ...(this.countDefault ? { countDefault: this.countDefault } : {}),
       ...(this.privateClamps.size ? { clamps: this.privateClamps } : {}),
       ...(this.privateAggregates.size ? { privateCount: true } : {}),
+      ...(privateRelease ? { privateRelease } : {}),
     };
     return { placements: this.placements, trace, renames: this.renames, keyRenames, transforms: this.transforms, additions, readValues: this.readValues, guesses: this.guesses, guessedColumns: this.guessedColumns, privateAggregates: this.privateAggregates };
   }

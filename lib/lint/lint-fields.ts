@@ -1,7 +1,8 @@
 // The linter's checks of one value column for one subject set (lint-policy.ts runs them): a field
 // the subject cannot see as stored (transformed, or not selectable) that it can still rank,
 // probe beyond equality, dictionary-search, filter off a generalization's boundaries, aggregate
-// under a floor of 1, or sum past a floor that does not stop differencing.
+// under a floor of 1, or sum past a floor that does not stop differencing; a number not selectable,
+// aggregatable and not private (the differencing hole, #45).
 import { InferenceRisk, MaskStrategy, PolicyEffect, PolicyFeature } from "../shapes/policy-enums.js";
 import { Aggregator, Operator } from "../shapes/enums.js";
 import type { DecisionTable } from "../decisions/decision-table.js";
@@ -104,6 +105,12 @@ export function lintField(f: FieldToLint, add: (finding: QpLintFinding) => void)
     const groupable = allowed(PolicyFeature.Group) || allowed(PolicyFeature.Aggregate);
     // A transformed field without allowAggregate is never grouped or aggregated (TransformRequiresMaterialization).
     if (!groupable || (chain && !chain.allowAggregate)) return;
+    // The differencing hole (#45): a number the subject may not select but may sum, and that is not private for it.
+    if (hidden && allowed(PolicyFeature.Aggregate) && member.member.kind === "column" && member.member.fieldKind === "number") {
+      at("DifferencingHole", "warning", "Aggregate", source,
+        `${what}, yet aggregatable and not private: ${sums.join(" or ")} over two groups that differ by one row gives that row's value, whatever the group floor`,
+        `QpPrivate({ lower, upper, granularity }) on ${f.path} (or a Private rule for ${f.subject}): its aggregates are then noised and paid from a budget; or QpNoAggregate on ${f.path}`);
+    }
     const floor = Math.max(options.caps.minGroupSize, chain?.minGroupSize ?? 1);
     if (floor <= 1) {
       at("GroupFloorOne", "error", allowed(PolicyFeature.Group) ? "Group" : "Aggregate", "options.caps.minGroupSize", `${what}, yet groupable or aggregatable with a group floor of 1: a group of one row shows one row's value`, `set caps.minGroupSize (or the decorator's minGroupSize) to 5 or more`);

@@ -182,6 +182,15 @@ function lintRules(rules: readonly QpRule[], options: QpPolicyOptions, add: (f: 
       add({ ...base, code: "RuleOnUnknownField", severity: "warning", feature: null, why: `it names nothing the engine can decide on (${target}): it applies to no one`, fix: "delete the rule, or name an exposed entity's field" });
       continue;
     }
+    // An Exact rule lifts privacy for its subjects (#45): their aggregates of the field are exact again.
+    if (rule.effect === PolicyEffect.Exact) {
+      add({
+        ...base, code: "ExactLiftsPrivacy", severity: "warning", feature: "Aggregate",
+        why: `it lifts the privacy of ${rule.entity}.${rule.field} for ${subject}: their Sumation and Average of it are exact, so two Summaries whose groups differ by one row give that row's value`,
+        fix: `delete the rule if ${subject} need not see exact aggregates of ${rule.field}`,
+      });
+      continue;
+    }
     // A Private rule decides no feature (it only closes channels: decisions/privacy.ts): no seal shadows it, no feature's rule contradicts it.
     if (rule.effect === PolicyEffect.Private) continue;
     if (target.property !== "*") {

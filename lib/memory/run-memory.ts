@@ -164,15 +164,20 @@ function aggregateValue(a: Aggregate, group: readonly Row[]): unknown {
 }
 
 function havingMatches(values: Map<Aggregate, unknown>, having: HavingPredicate): boolean {
+  return havingHolds((a) => values.get(a), having);
+}
+
+/** Whether a group's aggregates (`valueOf`) satisfy a Having; a guard's private Summary tests its released values with it too. */
+export function havingHolds(valueOf: (a: Aggregate) => unknown, having: HavingPredicate): boolean {
   if (having.kind !== "compare-aggregate") {
-    return having.kind === "and" ? having.items.every((h) => havingMatches(values, h)) : having.items.some((h) => havingMatches(values, h));
+    return having.kind === "and" ? having.items.every((h) => havingHolds(valueOf, h)) : having.items.some((h) => havingHolds(valueOf, h));
   }
   const a = having.aggregate;
   const kind = aggregateKind(a);
   const column = kind === "number" || !a.value
     ? { kind: "column" as const, name: a.alias, propertyPath: a.alias, fieldKind: kind, nullable: true, enumDefinition: null, column: null }
     : a.value.column;
-  return test(values.get(a), column, having);
+  return test(valueOf(a), column, having);
 }
 
 export function runSummaryInMemory(rows: readonly Row[], plan: SummaryPlan, getQueryString: boolean): SummaryResult {

@@ -63,16 +63,56 @@ export function noisySum(clampedSum: number, settings: PrivateSettings): number 
  * sensitivity, so the average is far less noisy than a noisy sum over a noisy count.
  */
 export function noisyAverage(clampedSum: number, count: number, settings: PrivateSettings): number {
-  // The result is clamped to the bounds but not rounded: it is released as it is computed.
+  return noisyAverageParts(clampedSum, count, settings).average;
+}
+
+/** The scales of an Average's two noises, in half granularity steps and in rows (ε split in two halves). */
+export function averageScales(settings: PrivateSettings): { centred: Rational; count: Rational } {
   const half = settings.epsilon / 2;
+  return { centred: scaleOf(steps(settings.upper - settings.lower, settings.granularity) + 1, half), count: countScale(half) };
+}
+
+/**
+ * A noisy Average (noisyAverage) with the two noisy values it is computed from: the centred sum in
+ * half granularity steps and the count (at least 1). Both are released values (the interval of
+ * the `privacy` block is computed from them), never the exact ones.
+ */
+export function noisyAverageParts(clampedSum: number, count: number, settings: PrivateSettings): { average: number; centredHalfSteps: number; count: number } {
+  // The result is clamped to the bounds but not rounded: it is released as it is computed.
   const midpoint = (settings.lower + settings.upper) / 2;
+  const scales = averageScales(settings);
   // The centred sum in half granularity steps: the midpoint may fall half way between two steps.
   const centredHalfSteps = Math.round((2 * (clampedSum - midpoint * count)) / settings.granularity);
   // (upper − lower) / granularity half-steps per row, one more for rounding the sum (as sumScale).
-  const noisyCentred = centredHalfSteps + noiseOf(scaleOf(steps(settings.upper - settings.lower, settings.granularity) + 1, half));
-  const noisyN = Math.max(1, count + noiseOf(countScale(half)));
+  const noisyCentred = centredHalfSteps + noiseOf(scales.centred);
+  const noisyN = Math.max(1, count + noiseOf(scales.count));
   const average = midpoint + (noisyCentred * settings.granularity) / 2 / noisyN;
-  return average < settings.lower ? settings.lower : average > settings.upper ? settings.upper : average;
+  return { average: average < settings.lower ? settings.lower : average > settings.upper ? settings.upper : average, centredHalfSteps: noisyCentred, count: noisyN };
+}
+
+/**
+ * The half-width of a 95 % interval around a released Average, from its released parts: the
+ * centred sum's and the count's noises each within their 97.5 % half-widths (a union bound), the
+ * exact average m + S·g/(2n) ranges over that box (n ≥ 1, |S| at most n·(upper − lower)/g half
+ * steps), clamped to the bounds; the interval is conservative (at least 95 %).
+ */
+export function averageHalfWidth(released: { average: number; centredHalfSteps: number; count: number }, settings: PrivateSettings): number {
+  const scales = averageScales(settings);
+  const a = noiseHalfWidth(scales.centred, 0.975);
+  const c = noiseHalfWidth(scales.count, 0.975);
+  const midpoint = (settings.lower + settings.upper) / 2;
+  const perRow = (settings.upper - settings.lower) / settings.granularity;
+  let lo = settings.upper;
+  let hi = settings.lower;
+  for (const n of [Math.max(1, released.count - c), Math.max(1, released.count + c)]) {
+    for (const s of [released.centredHalfSteps - a, released.centredHalfSteps + a]) {
+      const bounded = Math.max(-n * perRow, Math.min(n * perRow, s));
+      const value = Math.max(settings.lower, Math.min(settings.upper, midpoint + (bounded * settings.granularity) / 2 / n));
+      lo = Math.min(lo, value);
+      hi = Math.max(hi, value);
+    }
+  }
+  return Math.max(released.average - lo, hi - released.average, 0);
 }
 
 /**

@@ -24,11 +24,16 @@ export enum QpSubjectKind { Global = "Global", Tenant = "Tenant", Role = "Role",
  * What a rule does. Private (#45) is no feature decision: it makes a numeric field private for the
  * rule's subjects, with the rule's `private` settings (decisions/privacy.ts), on top of whatever
  * the features decide.
+ * Exact (#45) lifts an overridable privacy (an overridable QpPrivate, a Private rule of a lower
+ * rank) for the rule's subjects: they aggregate the field exactly again. A sealed QpPrivate wins
+ * over it; the linter names every Exact rule.
  */
-export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny", Private = "Private" }
+export enum PolicyEffect { Allow = "Allow", Mask = "Mask", Deny = "Deny", Private = "Private", Exact = "Exact" }
 export enum PolicyAction {
   Allowed = "Allowed", Denied = "Denied", Dropped = "Dropped", Masked = "Masked",
   Injected = "Injected", Mutated = "Mutated", Defaulted = "Defaulted", Generalized = "Generalized",
+  // #45 private aggregates: released with noise, groups released by declared keys or a noisy count, ε charged, a sticky answer reused.
+  Noised = "Noised", Suppressed = "Suppressed", Charged = "Charged", Cached = "Cached",
 }
 export enum PolicyLevel { SealedAttribute = 1, DynamicUser = 2, DynamicRole = 3, DynamicTenant = 4, DynamicGlobal = 5, OverridableAttribute = 6 }
 export enum StoreFailureMode { LastKnownGood = "LastKnownGood", FailClosed = "FailClosed", StaticOnly = "StaticOnly" }

@@ -18,6 +18,8 @@ export interface FilterResult<T> {
   queryString: string | null;
   /** The policy trace; null unless the query went through applyPolicy. */
   policy: unknown | null;
+  /** A private Summary's release (#45): present only on a Summary with aggregates of a field private for the caller. */
+  privacy?: PrivacyBlock;
   // Present only on a cursor page or a page with a count mode (page.after, page.before,
   // page.count): a numbered page with the spec's exact count keeps 2.1.5's members alone.
   /** The `after` of the next page; null on the last page. */
@@ -31,6 +33,39 @@ export interface FilterResult<T> {
    * page asked "estimated" may say "exact" (a total under MaxExactEstimate is counted) or "none".
    */
   count?: CountMode;
+}
+
+/**
+ * What a private Summary released (#45, docs/POLICY.md "Private aggregates"): never a true value,
+ * an exact count, a clamp count or how many groups were withheld.
+ */
+export interface PrivacyBlock {
+  readonly mechanism: "discrete Laplace";
+  /** ε this answer cost (0 when it is a stored answer: cached). */
+  readonly epsilonCharged: number;
+  /** ε left in the window for the field charged with the least left (null when nothing was charged). */
+  readonly epsilonRemaining: number | null;
+  /** When the window resets (ISO 8601; null for window Never or nothing charged). */
+  readonly windowResetsAt: string | null;
+  /** The stored released answer of the same Summary in this window (sticky), at no cost. */
+  readonly cached: boolean;
+  /** Free-form group keys: a group is released when its noisy count reaches tau (δ the budget's); null with declared keys. */
+  readonly threshold: { readonly tau: number; readonly epsilon: number; readonly delta: number } | null;
+  /** Per private aggregate, by alias: its public bounds, ε and the half-width of a 95 % interval around each released value. */
+  readonly aggregates: Readonly<Record<string, PrivateAggregateRelease>>;
+}
+
+export interface PrivateAggregateRelease {
+  readonly aggregator: string;
+  readonly field: string;
+  readonly lower: number;
+  readonly upper: number;
+  readonly granularity: number;
+  readonly epsilon: number;
+  /** value ± halfWidth95 holds the exact (clamped) value with probability at least 95 % (Count, CountDistinct, Sumation: the same for every group). */
+  readonly halfWidth95: number | null;
+  /** An Average's half-widths, one per row of `data` in its order (they depend on the released count). */
+  readonly halfWidths95?: readonly number[];
 }
 
 export type SegmentResult<T> = FilterResult<T>;

@@ -149,8 +149,8 @@ describe("Budget ledger", () => {
           if (dialect === "sqlite") {
             // A file, so that a second DataSource (a second replica) opens the same database.
             dir = mkdtempSync(join(tmpdir(), "ql-budget-"));
-            source = await new DataSource({ type: "better-sqlite3", database: join(dir, "budget.db"), entities: [QpBudgetRecord], synchronize: true }).initialize();
-          } else source = await openIsolatedDatabase(dialect, "querylib_budget", [QpBudgetRecord]);
+            source = await new DataSource({ type: "better-sqlite3", database: join(dir, "budget.db"), entities: [...QpTypeOrmBudgetLedger.entities], synchronize: true }).initialize();
+          } else source = await openIsolatedDatabase(dialect, "querylib_budget", [...QpTypeOrmBudgetLedger.entities]);
         } catch (error) {
           skipIfUnavailable(this, error);
         }
@@ -165,8 +165,8 @@ describe("Budget ledger", () => {
         make: (clock) => new QpTypeOrmBudgetLedger(source!, { clock }),
         async replica(clock) {
           const other = dialect === "sqlite"
-            ? await new DataSource({ type: "better-sqlite3", database: join(dir!, "budget.db"), entities: [QpBudgetRecord] }).initialize()
-            : await openOnIsolatedDatabase(dialect as Exclude<Dialect, "sqlite">, "querylib_budget", [QpBudgetRecord]);
+            ? await new DataSource({ type: "better-sqlite3", database: join(dir!, "budget.db"), entities: [...QpTypeOrmBudgetLedger.entities] }).initialize()
+            : await openOnIsolatedDatabase(dialect as Exclude<Dialect, "sqlite">, "querylib_budget", [...QpTypeOrmBudgetLedger.entities]);
           replicas.push(other);
           return new QpTypeOrmBudgetLedger(other, { clock });
         },
@@ -191,8 +191,8 @@ describe("Budget ledger", () => {
 
       it(`an unreachable database refuses: a closed DataSource throws QpLedgerUnavailable [${dialect}]`, async () => {
         const closed = dialect === "sqlite"
-          ? await new DataSource({ type: "better-sqlite3", database: join(dir!, "budget.db"), entities: [QpBudgetRecord] }).initialize()
-          : await openOnIsolatedDatabase(dialect as Exclude<Dialect, "sqlite">, "querylib_budget", [QpBudgetRecord]);
+          ? await new DataSource({ type: "better-sqlite3", database: join(dir!, "budget.db"), entities: [...QpTypeOrmBudgetLedger.entities] }).initialize()
+          : await openOnIsolatedDatabase(dialect as Exclude<Dialect, "sqlite">, "querylib_budget", [...QpTypeOrmBudgetLedger.entities]);
         const ledger = new QpTypeOrmBudgetLedger(closed);
         expect((await ledger.charge({ ...base, scopeId: `closed-${run}` })).charged).to.equal(true);
         await closed.destroy();
@@ -212,7 +212,7 @@ describe("Budget ledger", () => {
           url.host = `127.0.0.1:${proxy.port}`;
           const proxied = await new DataSource({
             ...(dialect === "postgres" ? { type: "postgres" as const, connectTimeoutMS: 1000 } : { type: "mariadb" as const, connectTimeout: 1000 }),
-            url: url.toString(), entities: [QpBudgetRecord], logging: false,
+            url: url.toString(), entities: [...QpTypeOrmBudgetLedger.entities], logging: false,
           }).initialize();
           try {
             const ledger = new QpTypeOrmBudgetLedger(proxied, { timeoutMs: 1500 });

@@ -1,7 +1,7 @@
 // QueryLib's migrations (QueryLibMigrations) on SQLite, PostgreSQL and MariaDB: run into an empty
 // database, they create exactly the schema the entities describe (TypeORM's schema builder finds
 // nothing to change), run again they do nothing, reverted they remove the tables, and the rule
-// store, the token vault, the audit sink and the budget ledger work on the migrated schema.
+// store, the token vault, the audit sink and the budget ledger (with its released answers) work on the migrated schema.
 import { expect } from "chai";
 import { DataSource, type DataSourceOptions } from "typeorm";
 import { PolicyEffect, PolicyFeature, QpSubjectKind, QpTypeOrmBudgetLedger, QpTypeOrmRuleStore, QueryLibMigrations } from "../../lib/index.js";
@@ -11,8 +11,8 @@ import { QpAuditEventRecord, QpTypeOrmAuditSink } from "../../nest-module/index.
 import { type Dialect, dialects, isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
 
 const libraryEntities = [...QpTypeOrmRuleStore.entities, ...QpTypeOrmAuditSink.entities, ...QpTypeOrmTokenVault.entities, ...QpTypeOrmBudgetLedger.entities];
-const libraryTables = ["querylib_audit_event", "querylib_budget", "querylib_rule", "querylib_rule_version", "querylib_token"];
-const migrationNames = ["QueryLibSchema1795564800000", "QueryLibBudget1795910400000", "QueryLibSchema1796515200000"];
+const libraryTables = ["querylib_audit_event", "querylib_budget", "querylib_release", "querylib_rule", "querylib_rule_version", "querylib_token"];
+const migrationNames = ["QueryLibSchema1795564800000", "QueryLibBudget1795910400000", "QueryLibSchema1796515200000", "QueryLibRelease1796601600000"];
 
 function optionsOf(dialect: Dialect): DataSourceOptions {
   const common = { entities: libraryEntities, migrations: QueryLibMigrations, synchronize: false, logging: false } as const;
@@ -100,9 +100,15 @@ describe("Migrations (QueryLibMigrations)", () => {
         expect((await ledger.charge({ ...charge, cost: 2 })).remaining).to.equal(1);
         expect((await ledger.charge({ ...charge, cost: 2 })).charged).to.equal(false);
         expect((await ledger.charge({ ...charge, field: null, kind: "privacy", cost: 0.25 })).remaining).to.equal(2.75);
+        // The released answers' store (#45): the first answer under a key stays.
+        expect(await ledger.getRelease("k", "Daily")).to.equal(null);
+        expect(await ledger.putRelease("k", "Daily", '{"data":[1]}')).to.equal('{"data":[1]}');
+        expect(await ledger.putRelease("k", "Daily", '{"data":[2]}')).to.equal('{"data":[1]}');
+        expect(await ledger.getRelease("k", "Daily")).to.equal('{"data":[1]}');
       });
 
       it("schema version 2 on a version 1 trail: its rows keep their events and count 1", async () => {
+        await dataSource!.undoLastMigration(); // the released answers (version 3)
         await dataSource!.undoLastMigration();
         const runner = dataSource!.createQueryRunner();
         try {
@@ -116,11 +122,13 @@ describe("Migrations (QueryLibMigrations)", () => {
         expect(rows.map((r) => [r.action, r.count])).to.deep.equal([["Dropped", 1], ["Refused", 1]]);
       });
 
-      it("reverted, they remove what they added (the audit count, then the budget, then the rest); run again, they create them again", async () => {
+      it("reverted, they remove what they added (the released answers, the audit count, then the budget, then the rest); run again, they create them again", async () => {
         await dataSource!.undoLastMigration();
-        expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables);
+        expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables.filter((t) => t !== "querylib_release"));
         await dataSource!.undoLastMigration();
-        expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables.filter((t) => t !== "querylib_budget"));
+        expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables.filter((t) => t !== "querylib_release"));
+        await dataSource!.undoLastMigration();
+        expect(await tablesOf(dataSource!)).to.deep.equal(libraryTables.filter((t) => t !== "querylib_budget" && t !== "querylib_release"));
         await dataSource!.undoLastMigration();
         expect(await tablesOf(dataSource!)).to.deep.equal([]);
         expect(await dataSource!.showMigrations()).to.equal(true);

@@ -137,16 +137,16 @@ describe("sample app: four replicas (OS processes) over one PostgreSQL database"
     expect(polls).to.be.greaterThan(50);
     expect([...epochs]).to.have.length(1);
     expect([...epochs][0]).to.match(/^[0-9a-f-]{36}$/);
-    // 3 seeded rules + replica 1's: replicas not yet refreshed (RefreshInterval) still showed 3; a second seed would have shown 7.
-    expect([...versions].sort(), "no rule was written again").to.satisfy((seen: number[]) => seen.every((v) => v === 3 || v === 4));
+    // 4 seeded rules (#45 added analyst-private-balance) + replica 1's: replicas not yet refreshed (RefreshInterval) still showed 4; a second seed would have shown 9.
+    expect([...versions].sort(), "no rule was written again").to.satisfy((seen: number[]) => seen.every((v) => v === 4 || v === 5));
 
     // Afterwards everything written before the restarts is still there, on every replica.
     for (const replica of replicas) {
       const rules = await root(replica.url, "GET", "/qp-admin/rules");
       expect(rules.body.map((r: { id: string }) => r.id), `replica ${replica.index}`).to.include(replicaRule.id);
-      expect(rules.body).to.have.length(4);
+      expect(rules.body).to.have.length(5);
       const health = await ada(replica.url, "GET", "/qp-admin/health");
-      expect([health.body.snapshotVersion, health.body.snapshotEpoch], `replica ${replica.index}`).to.deep.equal([4, [...epochs][0]]);
+      expect([health.body.snapshotVersion, health.body.snapshotEpoch], `replica ${replica.index}`).to.deep.equal([5, [...epochs][0]]);
       expect(tokenOf(await ben(replica.url, "POST", "/api/customers/filter", tokensQuery))).to.deep.equal(tokenOf(tokensBefore));
     }
     expect(await count(`SELECT count(*) AS n FROM "querylib_audit_event" WHERE "clientRequestId" LIKE 'replicas-before-%'`)).to.equal(auditBefore);
@@ -193,7 +193,7 @@ describe("sample app: four replicas (OS processes) over one MariaDB database", f
     expect(second.filter((r) => r.output.includes("(mariadb, data found in the database, nothing seeded)"))).to.have.length(replicaCount);
     for (const replica of second) {
       const health = await ada(replica.url, "GET", "/qp-admin/health");
-      expect([health.body.snapshotVersion, health.body.snapshotEpoch]).to.deep.equal([4, epoch]);
+      expect([health.body.snapshotVersion, health.body.snapshotEpoch]).to.deep.equal([5, epoch]);
       expect((await root(replica.url, "GET", "/qp-admin/rules")).body.map((r: { id: string }) => r.id)).to.include(replicaRule.id);
     }
     expect(Number((await check!.query("SELECT count(*) AS n FROM `sample_tenant`"))[0].n)).to.equal(4);

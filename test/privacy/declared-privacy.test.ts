@@ -9,11 +9,11 @@ import { expect } from "chai";
 import { Column, DataSource, Entity, ManyToOne, PrimaryColumn } from "typeorm";
 import {
   PolicyEffect, QpConfigurationError, QpEntityCatalogue, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpPrivate, QpSubjectKind, QpTypeOrmRuleStore,
-  RuleRejected, type ExplainResponse, qpRegistry,
+  RuleRejected, type ExplainResponse, applyPolicy, qpRegistry,
 } from "../../lib/index.js";
 import { type QpPolicyProblem, validatePolicy } from "../../lib/decisions/validate-policy.js";
 import { expectLogicError } from "../rules/support.js";
-import { PaAccount, privacyCatalogue, scoreBounds } from "./domain.js";
+import { PaAccount, privacyCatalogue, privacyData, scoreBounds } from "./domain.js";
 
 @Entity("pd_target")
 class PdTarget {
@@ -105,11 +105,17 @@ describe("Private aggregates: declared privacy (QpPrivate and Private rules)", (
     const closed = ["Where", "Select", "Order", "Group", "Segment"];
     for (const context of [await analyst(e), await clerk(e)]) {
       const balance = (await e.explainAsync("accounts", { field: "balance" }, context)) as ExplainResponse;
-      expect(balance.private).to.deep.equal({ lower: 0, upper: 10000, granularity: 1, epsilon: 0.5, aggregators: ["Count", "CountDistinct", "Sumation", "Average"], source: "QpPrivate on PaAccount.balance" });
+      expect(balance.private).to.deep.equal({
+        lower: 0, upper: 10000, granularity: 1, epsilon: 0.5, aggregators: ["Count", "CountDistinct", "Sumation", "Average"], source: "QpPrivate on PaAccount.balance",
+        costs: { Count: 0.5, CountDistinct: 0.5, Sumation: 0.5, Average: 0.5 },
+        // No User subject: what is left cannot be read.
+        budget: { limit: 20, remaining: null, resetsAt: null, scope: "User", window: "Daily" },
+      });
       for (const d of balance.decisions) expect(d.effect, d.feature).to.equal(closed.includes(d.feature) ? PolicyEffect.Deny : PolicyEffect.Allow);
     }
     const forAnalyst = (await e.explainAsync("accounts", { field: "score" }, await analyst(e))) as ExplainResponse;
-    expect(forAnalyst.private).to.deep.equal({ ...scoreBounds, aggregators: ["Count", "CountDistinct", "Sumation", "Average"], source: `rule ${rule.id}` });
+    expect(forAnalyst.private).to.deep.include({ ...scoreBounds, aggregators: ["Count", "CountDistinct", "Sumation", "Average"], source: `rule ${rule.id}` });
+    expect(forAnalyst.private!.costs).to.deep.equal({ Count: 0.25, CountDistinct: 0.25, Sumation: 0.25, Average: 0.25 });
     expect(forAnalyst.decisions.filter((d) => d.effect === PolicyEffect.Deny).map((d) => d.feature)).to.have.members(closed);
     const forClerk = (await e.explainAsync("accounts", { field: "score" }, await clerk(e))) as ExplainResponse;
     expect(forClerk.private).to.equal(null);
@@ -124,6 +130,21 @@ describe("Private aggregates: declared privacy (QpPrivate and Private rules)", (
     expect(clerkScore.private).to.equal(null);
     expect(clerkScore.features).to.deep.equal(["Where", "Select", "Order", "Group", "Aggregate", "Segment"]);
     expect((await fieldOf(await clerk(e), "balance")).features).to.deep.equal(["Aggregate"]);
+  });
+
+  it("explain and the schema show what each aggregate costs and the caller's budget left in the window, read at no cost", async () => {
+    const e = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", caps: { minGroupSize: 1 }, privacyBudget: { limit: 3 } }, { ruleStore: new QpInMemoryRuleStore() });
+    const ann = await e.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.User, "ann"));
+    const budgetOf = async () => ((await e.explainAsync("accounts", { field: "balance" }, ann)) as ExplainResponse).private!.budget;
+    const before = await budgetOf();
+    expect([before.limit, before.remaining, before.scope, before.window]).to.deep.equal([3, 3, "User", "Daily"]);
+    expect(Date.parse(before.resetsAt!)).to.be.greaterThan(Date.now());
+    // Reading it twice costs nothing; a Summary of two private aggregates (declared keys) costs 1.
+    expect((await budgetOf()).remaining).to.equal(3);
+    await applyPolicy(privacyData().accounts as never[], ann).toListAsync({ groupBy: { fields: ["segment"], aggregateBy: [{ field: "balance", alias: "s", aggregator: "Sumation" }, { field: "balance", alias: "a", aggregator: "Average" }] } } as never);
+    expect((await budgetOf()).remaining).to.equal(2);
+    const fromSchema = (await e.schemaAsync("accounts", {}, ann)).fields.find((f) => f.path === "balance")!.private!;
+    expect([fromSchema.budget.remaining, fromSchema.costs.Sumation]).to.deep.equal([2, 0.5]);
   });
 
   it("the linter reports no hole on a field private for the subject, and keeps reporting it for the others", async () => {

@@ -3,7 +3,7 @@
 // rule names (the role "analyst"), so the same attack can be run with and without the protection.
 import "reflect-metadata";
 import { Column, type DataSource, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from "typeorm";
-import { type IQpBudgetLedger, MaskStrategy, type QpBudgetCharge, QpEntityCatalogue, QpInMemoryBudgetLedger, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
+import { type IQpBudgetLedger, type IQpReleaseStore, MaskStrategy, type QpBudgetCharge, type QpBudgetWindow, QpEntityCatalogue, QpInMemoryBudgetLedger, QpAllowedValues, QpMask, QpNoSelect, QpPrivate } from "../../lib/index.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import type { Dialect } from "../support/target-list.js";
 
@@ -19,7 +19,8 @@ export class PaBranch {
 @Entity("pa_account")
 export class PaAccount {
   @PrimaryColumn({ type: "int" }) id!: number;
-  @Column({ type: "varchar", length: 20 }) segment!: string;
+  /** Declared keys (#45): a private Summary grouped by segment releases all three, empty ones too. */
+  @QpAllowedValues(["retail", "business", "private"]) @Column({ type: "varchar", length: 20 }) segment!: string;
   @QpNoSelect() @QpPrivate({ lower: 0, upper: 10000, granularity: 1 }) @Column({ type: "int" }) balance!: number;
   @Column({ type: "int" }) score!: number;
   /** Masked: under inference protection and a guess budget, an Equal on it is a charged guess (the no-charge test). */
@@ -63,12 +64,18 @@ export function privacyDatabase(dialect: Dialect): Promise<DataSource> {
   return pending;
 }
 
-/** A ledger that records every charge and passes it to an in-memory one. */
-export class CountingLedger implements IQpBudgetLedger {
+/** A ledger that records every charge (a charge of 0 reads what is left: not recorded) and passes it, and its stored answers, to an in-memory one. */
+export class CountingLedger implements IQpBudgetLedger, IQpReleaseStore {
   readonly charges: QpBudgetCharge[] = [];
   private readonly inner = new QpInMemoryBudgetLedger();
   charge(charge: QpBudgetCharge) {
-    this.charges.push(charge);
+    if (charge.cost > 0) this.charges.push(charge);
     return this.inner.charge(charge);
+  }
+  getRelease(key: string, window: QpBudgetWindow) {
+    return this.inner.getRelease(key, window);
+  }
+  putRelease(key: string, window: QpBudgetWindow, answer: string) {
+    return this.inner.putRelease(key, window, answer);
   }
 }

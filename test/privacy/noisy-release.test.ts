@@ -21,6 +21,8 @@ import { PaAccount, privacyCatalogue, privacyData, privacyDatabase, scoreBounds 
 type Row = Record<string, unknown>;
 
 const sumBySegment = { groupBy: { fields: ["segment"], aggregateBy: [{ field: "score", alias: "total", aggregator: "Sumation" }] }, orders: [{ sort: 1, field: "segment", direction: "Ascending" }] };
+/** The same Summary rewritten with a condition that changes nothing (id ≠ −i): a new answer each time, paid (the averaging attack's move). */
+const rewritten = (i: number) => ({ ...sumBySegment, conditionGroup: { sort: 1, connector: "And", conditions: [{ sort: 1, field: "id", operator: "NotEqual", values: [-1 - i], dataType: "Number" }], subConditionGroups: [] } });
 const everyAggregate = { groupBy: { fields: ["segment"], aggregateBy: ["Count", "CountDistinct", "Sumation", "Average"].map((aggregator) => ({ field: "score", alias: aggregator.toLowerCase(), aggregator })) } };
 
 /** Exact per-segment sums of score (every score lies inside scoreBounds: the clamp changes nothing). */
@@ -53,10 +55,11 @@ describe("Private aggregates: the noise of a released Sumation (memory, 5,000 an
   this.timeout(120_000);
   it("has the mean |noise| of scale (850 + 1)/0.25 steps, and a scale 10 % larger is told apart", async () => {
     const engine = await engineWith({ limit: 1e6 });
-    const context = await analyst(engine, "ann");
     const exact = exactSums();
     const noise: number[] = [];
     for (let i = 0; i < 5000; i++) {
+      // A caller each: the same Summary from one caller would be its stored (sticky) answer.
+      const context = await analyst(engine, `ann-${i}`);
       const result = (await applyPolicy(privacyData().accounts as unknown as Row[], context).toListAsync(sumBySegment)) as unknown as { data: Row[] };
       for (const row of result.data) noise.push(Number(row.total) - exact.get(String(row.segment))!);
     }
@@ -96,10 +99,9 @@ describeOnTargets("Private aggregates: released with noise, paid from the budget
 
   it("every private aggregate comes back noised, each as a number, and no hidden column reaches a row", async () => {
     const engine = await engineWith({ limit: 1000 });
-    const context = await analyst(engine, "ann");
     const seen = new Set<string>();
     for (let i = 0; i < 20; i++) {
-      const { data } = await run(context, everyAggregate);
+      const { data } = await run(await analyst(engine, `ann-${i}`), everyAggregate);
       assert.equal(data.length, 3);
       for (const row of data) {
         assert.deepEqual(Object.keys(row).sort(), ["average", "count", "countdistinct", "segment", "sumation"]);
@@ -112,14 +114,14 @@ describeOnTargets("Private aggregates: released with noise, paid from the budget
     assert.ok(seen.size > 50, `${seen.size} distinct rows`);
   });
 
-  it("1 ε buys four Summaries at 0.25; the fifth is PrivacyBudgetExhausted; another user still pays from their own", async () => {
+  it("the averaging attack: 1 ε buys four rewritten Summaries at 0.25; the fifth is PrivacyBudgetExhausted with no statement run; another user still pays from their own", async () => {
     const ledger = new CountingLedger();
     const engine = await engineWith({ limit: 1, ledger });
     const ann = await analyst(engine, "ann");
-    for (let i = 0; i < 3; i++) await run(ann, sumBySegment);
+    for (let i = 0; i < 3; i++) await run(ann, rewritten(i));
     // The fourth, and the refused fifth, with the database's statements counted (the ledger is in memory here).
-    const statements = await counted(() => run(ann, sumBySegment));
-    const refused = await counted(() => expectPolicyError(() => run(ann, sumBySegment), PolicyErrorCode.PrivacyBudgetExhausted, "are left until"));
+    const statements = await counted(() => run(ann, rewritten(3)));
+    const refused = await counted(() => expectPolicyError(() => run(ann, rewritten(4)), PolicyErrorCode.PrivacyBudgetExhausted, "are left until"));
     if (target !== "memory") {
       assert.ok(statements > 0, "an answered Summary runs its statements (the count sees them)");
       assert.equal(refused, 0, "no statement runs for a refused request");
@@ -131,6 +133,9 @@ describeOnTargets("Private aggregates: released with noise, paid from the budget
     await run(full, everyAggregate);
     assert.deepEqual(ledger.charges.at(-1)!.cost, 1);
     await expectPolicyError(() => run(full, sumBySegment), PolicyErrorCode.PrivacyBudgetExhausted);
+    // The same Summary again is its stored answer (sticky): free, even with nothing left.
+    const again = (await run(full, everyAggregate)) as unknown as { privacy: { cached: boolean; epsilonCharged: number } };
+    assert.deepEqual([again.privacy.cached, again.privacy.epsilonCharged], [true, 0]);
   });
 
   it("a refused channel, an anonymous caller and a guarded builder are refused before any charge", async () => {

@@ -22,5 +22,6 @@ export const mysqlDdl: QueryLibDdl = {
       + "`field` varchar(400) NULL, `kind` varchar(16) NOT NULL, `windowStart` varchar(40) NOT NULL, `resetsAt` varchar(40) NULL, `spent` bigint NOT NULL, "
       + "PRIMARY KEY (`id`)) ENGINE=InnoDB",
   ],
+  releaseV3: ["CREATE TABLE `querylib_release` (`id` varchar(64) NOT NULL, `windowStart` varchar(40) NOT NULL, `resetsAt` varchar(40) NULL, `answer` text NOT NULL, PRIMARY KEY (`id`)) ENGINE=InnoDB"],
   auditCountV2: { up: "ALTER TABLE `querylib_audit_event` ADD `count` int NOT NULL DEFAULT '1'", down: "ALTER TABLE `querylib_audit_event` DROP COLUMN `count`" },
 };

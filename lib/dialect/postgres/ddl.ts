@@ -25,5 +25,9 @@ export const postgresDdl: QueryLibDdl = {
       + `"entity" character varying(200) NOT NULL, "field" character varying(400), "kind" character varying(16) NOT NULL, "windowStart" character varying(40) NOT NULL, `
       + `"resetsAt" character varying(40), "spent" bigint NOT NULL, CONSTRAINT "PK_dec6644c3dfa07b323bca1e0b14" PRIMARY KEY ("id"))`,
   ],
+  releaseV3: [
+    `CREATE TABLE "querylib_release" ("id" character varying(64) NOT NULL, "windowStart" character varying(40) NOT NULL, "resetsAt" character varying(40), "answer" text NOT NULL, `
+      + `CONSTRAINT "PK_f783da2af8a683858cefc65b245" PRIMARY KEY ("id"))`,
+  ],
   auditCountV2: { up: `ALTER TABLE "querylib_audit_event" ADD "count" integer NOT NULL DEFAULT '1'`, down: `ALTER TABLE "querylib_audit_event" DROP COLUMN "count"` },
 };

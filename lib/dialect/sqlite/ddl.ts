@@ -20,5 +20,6 @@ export const sqliteDdl: QueryLibDdl = {
     `CREATE TABLE "querylib_budget" ("id" varchar(64) PRIMARY KEY NOT NULL, "scopeKind" varchar(16) NOT NULL, "scopeId" varchar(400) NOT NULL, "entity" varchar(200) NOT NULL, `
       + `"field" varchar(400), "kind" varchar(16) NOT NULL, "windowStart" varchar(40) NOT NULL, "resetsAt" varchar(40), "spent" bigint NOT NULL)`,
   ],
+  releaseV3: [`CREATE TABLE "querylib_release" ("id" varchar(64) PRIMARY KEY NOT NULL, "windowStart" varchar(40) NOT NULL, "resetsAt" varchar(40), "answer" text NOT NULL)`],
   auditCountV2: { up: `ALTER TABLE "querylib_audit_event" ADD COLUMN "count" integer NOT NULL DEFAULT (1)`, down: `ALTER TABLE "querylib_audit_event" DROP COLUMN "count"` },
 };

@@ -2,6 +2,7 @@
 // (masked, hashed, tokenized, generalized, …) in the header and on every cell.
 import { h } from "./dom.js";
 import { markerOf, transformActions } from "./schema.js";
+import { privacyPanel } from "./privacy.js";
 
 /** A row as flat dotted keys: { contact: { email } } → { "contact.email": … }. */
 function flatten(row, prefix = "", out = {}) {
@@ -70,6 +71,7 @@ export function resultsView(result, { requested, schema, mode, onPage }) {
       h("div", { class: "pager" },
         h("button", { type: "button", focus: "page:previous", disabled: !hasPrevious, onclick: () => onPage(byCursor ? { before: result.previousCursor } : result.pageNumber - 1) }, "‹ Previous"),
         h("button", { type: "button", focus: "page:next", disabled: !hasNext, onclick: () => onPage(byCursor ? { after: result.nextCursor } : result.pageNumber + 1) }, "Next ›"))),
+    privacyPanel(result),
     rows.length === 0 ? h("p", { class: "hint" }, "No rows on this page.") :
       h("div", { class: "table-wrap", tabindex: 0, "aria-label": "Results table (scrolls)" },
         h("table", {},
