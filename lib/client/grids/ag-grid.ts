@@ -137,6 +137,9 @@ function columnIdOf(c: ColumnVO, at: string): string {
 
 // ---- the server-side request ------------------------------------------------------------------
 
+/** The key of the blank group's row (AG Grid's server-side row model refuses null keys). */
+export const blankGroupKey = "";
+
 export interface AgGridOptions extends GridCoreOptions {
   /** The largest page QueryLib serves (MaxPageSize); a block past it is refused before it is sent. Default 1000. */
   readonly maxPageSize?: number;
@@ -164,8 +167,9 @@ export function translateServerSideRequest(core: GridCore, request: IServerSideG
   const where = filterModelPredicates(request.filterModel);
   groupKeys.forEach((key, i) => {
     const column = columnIdOf(rowGroupCols[i]!, `rowGroupCols[${i}]`);
-    // The key came from a group row QueryLib returned: exact equality (or blank for a null key), not the text filter's folding.
-    where.push({ kind: "key", column, value: key ?? null });
+    // The key came from a group row QueryLib returned: exact equality, not the text filter's folding. The blank
+    // group's key is "" (groupRowsOf): null, or on a text column null or empty text (both groups show as "").
+    where.push(key === blankGroupKey ? { kind: "blank", column, blank: true } : { kind: "key", column, value: key ?? null });
   });
   const startRow = request.startRow ?? 0;
   const endRow = request.endRow ?? startRow + 100;
@@ -195,12 +199,18 @@ export function translateServerSideRequest(core: GridCore, request: IServerSideG
   return { kind: "filter", built, skip, take };
 }
 
-/** The group rows of a Summary answer, shaped as AG Grid reads them: the key at the group column's field, each aggregate at its value column's field. */
+/**
+ * The group rows of a Summary answer, shaped as AG Grid reads them: the key at the group column's
+ * field, each aggregate at its value column's field. The blank group's key is "" (the server-side
+ * row model allows no null or undefined key: it warns, keeps the key null and leaves it out of the
+ * children's groupKeys, so the blank group's drill-down would ask for the level above again); a
+ * drill-down key "" is the blank group again (translateServerSideRequest).
+ */
 export function groupRowsOf(translation: Extract<AgTranslation, { kind: "summary" }>, data: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   const key = summaryKeyOf(translation.groupColumn);
   return data.map((summaryRow) => {
     const row: Record<string, unknown> = {};
-    setValueAt(row, translation.groupColumn, summaryRow[key] ?? null);
+    setValueAt(row, translation.groupColumn, summaryRow[key] ?? blankGroupKey);
     for (const v of translation.values) setValueAt(row, v.field, summaryRow[v.alias] ?? null);
     return row;
   });
