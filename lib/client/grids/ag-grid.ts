@@ -315,24 +315,31 @@ export function createInfiniteDatasource(schema: GridSchema | GridCore, transpor
 
 /**
  * The values a set filter may list for a column: its allowedValues when the schema has them, else
- * the groups of a Summary the caller may group by (blank as null); refused when neither exists,
- * or when the list is longer than the field's inference limit (maxInValues).
+ * the groups of a Summary the caller may group by (blank as null), asked for in pages of at most
+ * `maxPageSize` rows (the server's MaxPageSize: a larger page is refused with CapExceeded, and the
+ * set filter would list nothing and drop its model); refused when neither exists, or when there are
+ * more than `max` values.
  */
-export async function setFilterValues(core: GridCore, transport: QueryLibTransport, column: string, max = 1000): Promise<(string | null)[]> {
+export async function setFilterValues(core: GridCore, transport: QueryLibTransport, column: string, max = 1000, maxPageSize = 1000): Promise<(string | null)[]> {
   const c = core.column(column);
   if (c.allowedValues) return [...c.allowedValues];
-  const built = core.summary({ where: [], groupBy: [column], aggregates: [], sorts: [{ column, direction: "asc" }], page: { pageNumber: 1, pageSize: max } });
-  let answer: QueryLibPage<Record<string, unknown>>;
-  try {
-    answer = await transport.summary(built.request);
-  } catch (error) {
-    throw gridErrorOf(error, built);
+  const pageSize = Math.max(1, Math.min(max, maxPageSize));
+  const values: (string | null)[] = [];
+  for (let pageNumber = 1; ; pageNumber++) {
+    const built = core.summary({ where: [], groupBy: [column], aggregates: [], sorts: [{ column, direction: "asc" }], page: { pageNumber, pageSize } });
+    let answer: QueryLibPage<Record<string, unknown>>;
+    try {
+      answer = await transport.summary(built.request);
+    } catch (error) {
+      throw gridErrorOf(error, built);
+    }
+    if (answer.totalCount > max) throw new GridRefusal("GridInvalidRequest", column, `${answer.totalCount} distinct values, more than a set filter lists (${max})`);
+    for (const row of answer.data) {
+      const v = row[summaryKeyOf(column)];
+      values.push(v === null || v === undefined ? null : String(v));
+    }
+    if (answer.data.length < pageSize || values.length >= answer.totalCount) return values;
   }
-  if (answer.totalCount > max) throw new GridRefusal("GridInvalidRequest", column, `${answer.totalCount} distinct values, more than a set filter lists (${max})`);
-  return answer.data.map((row) => {
-    const v = row[summaryKeyOf(column)];
-    return v === null || v === undefined ? null : String(v);
-  });
 }
 
 // ---- column definitions -----------------------------------------------------------------------
@@ -360,6 +367,10 @@ export interface ColumnDefsOptions extends Partial<GridCoreOptions> {
    * what may be grouped and aggregated (GridColumn.groupable, .aggregators). Default false.
    */
   readonly community?: boolean;
+  /** The server's MaxPageSize: the set filter's values are asked for in pages no larger. Default 1000. */
+  readonly maxPageSize?: number;
+  /** Told when a set filter's values could not be read (the filter then lists none). */
+  readonly onError?: (error: Error) => void;
 }
 
 /** The class AG Grid puts on a transformed column's header and cells (style it to mark masked/hashed/generalized values). */
@@ -392,7 +403,10 @@ export function columnDefsFromSchema(schema: GridSchema | GridCore, options: Col
       cellDataType,
       filter,
       ...(filter === "agSetColumnFilter"
-        ? { filterParams: column.allowedValues ? { values: [...column.allowedValues] } : { values: (p: { success(values: (string | null)[]): void }) => void setFilterValues(core, options.transport!, column.id).then((v) => p.success(v), () => p.success([])) } }
+        ? { filterParams: column.allowedValues ? { values: [...column.allowedValues] } : { values: (p: { success(values: (string | null)[]): void }) => void setFilterValues(core, options.transport!, column.id, 1000, options.maxPageSize).then((v) => p.success(v), (error: Error) => {
+          options.onError?.(error);
+          p.success([]);
+        }) } }
         : filter
           ? { filterParams: { filterOptions, caseSensitive: column.caseSensitive, ...(column.dataType === DataType.Number || column.dataType === DataType.Date || column.dataType === DataType.DateTime ? { inRangeInclusive: column.inRangeInclusive } : {}), ...(column.dataType === DataType.Boolean ? { maxNumConditions: 1 } : {}) } }
           : {}),
