@@ -373,6 +373,9 @@ export interface ColumnDefsOptions extends Partial<GridCoreOptions> {
   readonly onError?: (error: Error) => void;
 }
 
+/** A transformed value as it comes (text), whatever the column's data type would format. */
+const transformedText = (params: { value: unknown }): string => (params.value === null || params.value === undefined ? "" : String(params.value));
+
 /** The class AG Grid puts on a transformed column's header and cells (style it to mark masked/hashed/generalized values). */
 export const transformedClass = "querylib-transformed";
 
@@ -393,14 +396,18 @@ export function columnDefsFromSchema(schema: GridSchema | GridCore, options: Col
       : column.dataType === DataType.Number ? "agNumberColumnFilter" : column.dataType === DataType.Date || column.dataType === DataType.DateTime ? "agDateColumnFilter" : "agTextColumnFilter";
     const aggFuncsAllowed = column.aggregators.map((a) => aggFuncOf[a]).filter((f): f is string => f !== undefined);
     const tooltip = [column.description, column.transformed ? `Values shown transformed: ${column.transforms.join(", ") || "masked"}` : null].filter(Boolean).join(" — ");
-    // A transformed column's values are text (a mask, a bucket "1000-2000", a formatted number), whatever the field stores.
-    const cellDataType = column.transformed ? "text" : { [DataType.Number]: "number", [DataType.Boolean]: "boolean", [DataType.Date]: "dateString", [DataType.DateTime]: "dateTimeString", [DataType.Text]: "text", [DataType.Enum]: "text", [DataType.Guid]: "text" }[column.dataType];
+    // The field's own data type, also on a transformed column: the Advanced Filter takes its operators and its
+    // value's type from cellDataType, and on a "text" column it would drop a number or date condition the column
+    // filter offers (Ben's generalized balance, greaterThan) and offer text ones the field refuses. A transformed
+    // value is text (a mask, a bucket "1000-2000", a formatted number): the formatter shows it as it comes.
+    const cellDataType = { [DataType.Number]: "number", [DataType.Boolean]: "boolean", [DataType.Date]: "dateString", [DataType.DateTime]: "dateTimeString", [DataType.Text]: "text", [DataType.Enum]: "text", [DataType.Guid]: "text" }[column.dataType];
     return {
       colId: column.id,
       field: column.id,
       headerName: column.label,
       ...(tooltip ? { headerTooltip: tooltip } : {}),
       cellDataType,
+      ...(column.transformed ? { valueFormatter: transformedText } : {}),
       filter,
       ...(filter === "agSetColumnFilter"
         ? { filterParams: column.allowedValues ? { values: [...column.allowedValues] } : { values: (p: { success(values: (string | null)[]): void }) => void setFilterValues(core, options.transport!, column.id, 1000, options.maxPageSize).then((v) => p.success(v), (error: Error) => {
