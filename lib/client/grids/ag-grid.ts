@@ -391,9 +391,20 @@ export function columnDefsFromSchema(schema: GridSchema | GridCore, options: Col
     const filterOptions = agFilterOptions(column);
     const setValues = options.setFilter === true && options.community !== true && column.operators.has(column.dataType === DataType.Boolean ? Operator.Equal : Operator.In);
     const useSet = Boolean(setValues && (column.allowedValues || (column.groupable && options.transport)));
-    const filter = !column.filterable ? false : useSet ? "agSetColumnFilter"
-      : filterOptions.length === 0 ? false
+    const typed = filterOptions.length === 0 ? null
       : column.dataType === DataType.Number ? "agNumberColumnFilter" : column.dataType === DataType.Date || column.dataType === DataType.DateTime ? "agDateColumnFilter" : "agTextColumnFilter";
+    // A set filter whose values come from a Summary lists only the groups at or above the group floor (none at all
+    // on a unique column such as an id): such a column keeps its typed filter next to the set filter (AG Grid's
+    // multi filter, whose model { filterType: "multi", filterModels } the datasource reads). A column with
+    // allowedValues has them all listed: the set filter alone.
+    const filter = !column.filterable ? false : useSet ? (column.allowedValues || !typed ? "agSetColumnFilter" : "agMultiColumnFilter") : typed ?? false;
+    const typedParams = { filterOptions, caseSensitive: column.caseSensitive, ...(column.dataType === DataType.Number || column.dataType === DataType.Date || column.dataType === DataType.DateTime ? { inRangeInclusive: column.inRangeInclusive } : {}), ...(column.dataType === DataType.Boolean ? { maxNumConditions: 1 } : {}) };
+    const setParams = column.allowedValues ? { values: [...column.allowedValues] } : { values: (p: { success(values: (string | null)[]): void }) => void setFilterValues(core, options.transport!, column.id, 1000, options.maxPageSize).then((v) => p.success(v), (error: Error) => {
+      options.onError?.(error);
+      p.success([]);
+    }) };
+    const filterParams = filter === "agMultiColumnFilter" ? { filters: [{ filter: typed, filterParams: typedParams }, { filter: "agSetColumnFilter", filterParams: setParams }] }
+      : filter === "agSetColumnFilter" ? setParams : filter ? typedParams : null;
     const aggFuncsAllowed = column.aggregators.map((a) => aggFuncOf[a]).filter((f): f is string => f !== undefined);
     const tooltip = [column.description, column.transformed ? `Values shown transformed: ${column.transforms.join(", ") || "masked"}` : null].filter(Boolean).join(" — ");
     // The field's own data type, also on a transformed column: the Advanced Filter takes its operators and its
@@ -409,14 +420,7 @@ export function columnDefsFromSchema(schema: GridSchema | GridCore, options: Col
       cellDataType,
       ...(column.transformed ? { valueFormatter: transformedText } : {}),
       filter,
-      ...(filter === "agSetColumnFilter"
-        ? { filterParams: column.allowedValues ? { values: [...column.allowedValues] } : { values: (p: { success(values: (string | null)[]): void }) => void setFilterValues(core, options.transport!, column.id, 1000, options.maxPageSize).then((v) => p.success(v), (error: Error) => {
-          options.onError?.(error);
-          p.success([]);
-        }) } }
-        : filter
-          ? { filterParams: { filterOptions, caseSensitive: column.caseSensitive, ...(column.dataType === DataType.Number || column.dataType === DataType.Date || column.dataType === DataType.DateTime ? { inRangeInclusive: column.inRangeInclusive } : {}), ...(column.dataType === DataType.Boolean ? { maxNumConditions: 1 } : {}) } }
-          : {}),
+      ...(filterParams ? { filterParams } : {}),
       sortable: column.sortable,
       ...(options.community ? {} : { enableRowGroup: column.groupable, enableValue: aggFuncsAllowed.length > 0, ...(aggFuncsAllowed.length ? { allowedAggFuncs: aggFuncsAllowed } : {}) }),
       hide: !column.selectable,
