@@ -32,14 +32,21 @@ const roots: [string, string][] = [
   ...["client", "shapes", "errors"].map((folder): [string, string] => [`/querylib/${folder}/`, join(repositoryRoot, "dist", "lib", folder)]),
 ];
 
-export interface HarnessServer { readonly url: string; close(): Promise<void> }
+export interface HarnessServer {
+  readonly url: string;
+  /** Every request passed to the sample app (method and path), in order: what reached the API. */
+  readonly apiRequests: string[];
+  close(): Promise<void>;
+}
 
 /** The harness's server in front of the sample app at `api`. */
 export async function startHarnessServer(api: string): Promise<HarnessServer> {
   const vendor = vendorFiles();
+  const apiRequests: string[] = [];
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     if (url.pathname.startsWith("/api/") || url.pathname.startsWith("/qp-admin/")) {
+      apiRequests.push(`${request.method} ${url.pathname}`);
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
       const headers: Record<string, string> = {};
@@ -68,6 +75,7 @@ export async function startHarnessServer(api: string): Promise<HarnessServer> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    apiRequests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -142,17 +142,24 @@ describe("AG Grid Enterprise: the server-side row model over the sample app (Chr
 
   it("column filters (text, number, date in the caller's zone, set with blanks), as Cleo: the grid's rows are the API's, block after block", async () => {
     await open("dev-cleo", "customers", ["", "contact"]);
+    const nameAndId = [c("name", "Text", "IContains", "A"), and(c("id", "Number", "GreaterThan", 430), c("id", "Number", "LessThan", 780))];
+    // A winter day D on which a customer matching the name and id filters was created (at midnight UTC): "D 00:30"
+    // in Europe/Berlin (UTC+1) is D-1 23:30 UTC, so that customer is created after it; read as UTC it would not be.
+    const [winter] = await apiRows("dev-cleo", "customers", { conditionGroup: and(...nameAndId, c("createdAt", "DateTime", "Between", "2021-01-05T00:00:00.000Z", "2021-02-20T00:00:00.000Z")), orders: ordered(asc("createdAt")) });
+    const day = String(winter!["createdAt"]).slice(0, 10);
+    expect(winter!["createdAt"]).to.equal(`${day}T00:00:00.000Z`);
     // Text (contains folds case), number (inRange excludes its bounds: the id's multi filter, typed part), a date-time read in Europe/Berlin.
     await grid("api.setFilterModel(arg)", {
       name: { filterType: "multi", filterModels: [{ filterType: "text", type: "contains", filter: "A" }, null] },
       id: { filterType: "multi", filterModels: [{ filterType: "number", type: "inRange", filter: 430, filterTo: 780 }, null] },
-      createdAt: { filterType: "date", type: "greaterThan", dateFrom: "2021-01-01 00:00:00" },
+      createdAt: { filterType: "date", type: "greaterThan", dateFrom: `${day} 00:30:00` },
     });
     let expected = await apiRows("dev-cleo", "customers", {
-      conditionGroup: and(c("name", "Text", "IContains", "A"), and(c("id", "Number", "GreaterThan", 430), c("id", "Number", "LessThan", 780)), c("createdAt", "DateTime", "GreaterThan", "2020-12-31T23:00:00.000Z")),
+      conditionGroup: and(...nameAndId, c("createdAt", "DateTime", "GreaterThan", new Date(Date.parse(`${day}T00:00:00.000Z`) - 30 * 60_000).toISOString())),
       orders: ordered(asc("id")),
     });
     expect(expected.length).to.be.within(26, 399);
+    expect(ids(expected), "the customer created on D").to.include(winter!["id"]);
     expect(ids(await scrollThrough(400))).to.deep.equal(ids(expected));
     expect(await page.evaluate(() => window.harness.api().getDisplayedRowCount())).to.equal(expected.length);
 
@@ -341,6 +348,7 @@ describe("AG Grid Enterprise: the server-side row model over the sample app (Chr
     // The Advanced Filter keeps what it is given: the adapter refuses it before the round trip; the grid asked, the API heard nothing.
     await open("dev-ben", "customers", [""], { enableAdvancedFilter: true });
     before = posts.length;
+    const proxied = harness.apiRequests.length;
     const asked = (await log()).requests.length;
     await grid("api.setAdvancedFilterModel(arg)", { filterType: "join", type: "AND", conditions: [{ filterType: "text", colId: "name", type: "contains", filter: "a" }, { filterType: "number", colId: "id", type: "lessThan", filter: 50 }] });
     const after = await log();
@@ -348,6 +356,7 @@ describe("AG Grid Enterprise: the server-side row model over the sample app (Chr
     expect(after.answers.at(-1)).to.deep.equal({ ok: false });
     expect(after.errors.map((e) => [e.name, e.code, e.column])).to.deep.equal([["GridRefusal", "GridOperatorNotAllowed", "name"]]);
     expect(posts.slice(before), "requests to the API after the refused filter").to.deep.equal([]);
+    expect(harness.apiRequests.length, "requests the harness's server passed to the API").to.equal(proxied);
 
     // A tree with an option Ben may use on the name (blank) is sent, and answered with the API's rows.
     await grid("api.setAdvancedFilterModel(arg)", { filterType: "join", type: "OR", conditions: [{ filterType: "text", colId: "name", type: "blank" }, { filterType: "number", colId: "id", type: "lessThan", filter: 50 }] });
