@@ -137,6 +137,9 @@ function columnIdOf(c: ColumnVO, at: string): string {
 
 // ---- the server-side request ------------------------------------------------------------------
 
+/** The key of the blank group's row (AG Grid's server-side row model refuses null keys). */
+export const blankGroupKey = "";
+
 export interface AgGridOptions extends GridCoreOptions {
   /** The largest page QueryLib serves (MaxPageSize); a block past it is refused before it is sent. Default 1000. */
   readonly maxPageSize?: number;
@@ -164,8 +167,9 @@ export function translateServerSideRequest(core: GridCore, request: IServerSideG
   const where = filterModelPredicates(request.filterModel);
   groupKeys.forEach((key, i) => {
     const column = columnIdOf(rowGroupCols[i]!, `rowGroupCols[${i}]`);
-    // The key came from a group row QueryLib returned: exact equality (or blank for a null key), not the text filter's folding.
-    where.push({ kind: "key", column, value: key ?? null });
+    // The key came from a group row QueryLib returned: exact equality, not the text filter's folding. The blank
+    // group's key is "" (groupRowsOf): null, or on a text column null or empty text (both groups show as "").
+    where.push(key === blankGroupKey ? { kind: "blank", column, blank: true } : { kind: "key", column, value: key ?? null });
   });
   const startRow = request.startRow ?? 0;
   const endRow = request.endRow ?? startRow + 100;
@@ -195,12 +199,18 @@ export function translateServerSideRequest(core: GridCore, request: IServerSideG
   return { kind: "filter", built, skip, take };
 }
 
-/** The group rows of a Summary answer, shaped as AG Grid reads them: the key at the group column's field, each aggregate at its value column's field. */
+/**
+ * The group rows of a Summary answer, shaped as AG Grid reads them: the key at the group column's
+ * field, each aggregate at its value column's field. The blank group's key is "" (the server-side
+ * row model allows no null or undefined key: it warns, keeps the key null and leaves it out of the
+ * children's groupKeys, so the blank group's drill-down would ask for the level above again); a
+ * drill-down key "" is the blank group again (translateServerSideRequest).
+ */
 export function groupRowsOf(translation: Extract<AgTranslation, { kind: "summary" }>, data: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   const key = summaryKeyOf(translation.groupColumn);
   return data.map((summaryRow) => {
     const row: Record<string, unknown> = {};
-    setValueAt(row, translation.groupColumn, summaryRow[key] ?? null);
+    setValueAt(row, translation.groupColumn, summaryRow[key] ?? blankGroupKey);
     for (const v of translation.values) setValueAt(row, v.field, summaryRow[v.alias] ?? null);
     return row;
   });
@@ -305,24 +315,31 @@ export function createInfiniteDatasource(schema: GridSchema | GridCore, transpor
 
 /**
  * The values a set filter may list for a column: its allowedValues when the schema has them, else
- * the groups of a Summary the caller may group by (blank as null); refused when neither exists,
- * or when the list is longer than the field's inference limit (maxInValues).
+ * the groups of a Summary the caller may group by (blank as null), asked for in pages of at most
+ * `maxPageSize` rows (the server's MaxPageSize: a larger page is refused with CapExceeded, and the
+ * set filter would list nothing and drop its model); refused when neither exists, or when there are
+ * more than `max` values.
  */
-export async function setFilterValues(core: GridCore, transport: QueryLibTransport, column: string, max = 1000): Promise<(string | null)[]> {
+export async function setFilterValues(core: GridCore, transport: QueryLibTransport, column: string, max = 1000, maxPageSize = 1000): Promise<(string | null)[]> {
   const c = core.column(column);
   if (c.allowedValues) return [...c.allowedValues];
-  const built = core.summary({ where: [], groupBy: [column], aggregates: [], sorts: [{ column, direction: "asc" }], page: { pageNumber: 1, pageSize: max } });
-  let answer: QueryLibPage<Record<string, unknown>>;
-  try {
-    answer = await transport.summary(built.request);
-  } catch (error) {
-    throw gridErrorOf(error, built);
+  const pageSize = Math.max(1, Math.min(max, maxPageSize));
+  const values: (string | null)[] = [];
+  for (let pageNumber = 1; ; pageNumber++) {
+    const built = core.summary({ where: [], groupBy: [column], aggregates: [], sorts: [{ column, direction: "asc" }], page: { pageNumber, pageSize } });
+    let answer: QueryLibPage<Record<string, unknown>>;
+    try {
+      answer = await transport.summary(built.request);
+    } catch (error) {
+      throw gridErrorOf(error, built);
+    }
+    if (answer.totalCount > max) throw new GridRefusal("GridInvalidRequest", column, `${answer.totalCount} distinct values, more than a set filter lists (${max})`);
+    for (const row of answer.data) {
+      const v = row[summaryKeyOf(column)];
+      values.push(v === null || v === undefined ? null : String(v));
+    }
+    if (answer.data.length < pageSize || values.length >= answer.totalCount) return values;
   }
-  if (answer.totalCount > max) throw new GridRefusal("GridInvalidRequest", column, `${answer.totalCount} distinct values, more than a set filter lists (${max})`);
-  return answer.data.map((row) => {
-    const v = row[summaryKeyOf(column)];
-    return v === null || v === undefined ? null : String(v);
-  });
 }
 
 // ---- column definitions -----------------------------------------------------------------------
@@ -350,7 +367,14 @@ export interface ColumnDefsOptions extends Partial<GridCoreOptions> {
    * what may be grouped and aggregated (GridColumn.groupable, .aggregators). Default false.
    */
   readonly community?: boolean;
+  /** The server's MaxPageSize: the set filter's values are asked for in pages no larger. Default 1000. */
+  readonly maxPageSize?: number;
+  /** Told when a set filter's values could not be read (the filter then lists none). */
+  readonly onError?: (error: Error) => void;
 }
+
+/** A transformed value as it comes (text), whatever the column's data type would format. */
+const transformedText = (params: { value: unknown }): string => (params.value === null || params.value === undefined ? "" : String(params.value));
 
 /** The class AG Grid puts on a transformed column's header and cells (style it to mark masked/hashed/generalized values). */
 export const transformedClass = "querylib-transformed";
@@ -367,25 +391,36 @@ export function columnDefsFromSchema(schema: GridSchema | GridCore, options: Col
     const filterOptions = agFilterOptions(column);
     const setValues = options.setFilter === true && options.community !== true && column.operators.has(column.dataType === DataType.Boolean ? Operator.Equal : Operator.In);
     const useSet = Boolean(setValues && (column.allowedValues || (column.groupable && options.transport)));
-    const filter = !column.filterable ? false : useSet ? "agSetColumnFilter"
-      : filterOptions.length === 0 ? false
+    const typed = filterOptions.length === 0 ? null
       : column.dataType === DataType.Number ? "agNumberColumnFilter" : column.dataType === DataType.Date || column.dataType === DataType.DateTime ? "agDateColumnFilter" : "agTextColumnFilter";
+    // A set filter whose values come from a Summary lists only the groups at or above the group floor (none at all
+    // on a unique column such as an id): such a column keeps its typed filter next to the set filter (AG Grid's
+    // multi filter, whose model { filterType: "multi", filterModels } the datasource reads). A column with
+    // allowedValues has them all listed: the set filter alone.
+    const filter = !column.filterable ? false : useSet ? (column.allowedValues || !typed ? "agSetColumnFilter" : "agMultiColumnFilter") : typed ?? false;
+    const typedParams = { filterOptions, caseSensitive: column.caseSensitive, ...(column.dataType === DataType.Number || column.dataType === DataType.Date || column.dataType === DataType.DateTime ? { inRangeInclusive: column.inRangeInclusive } : {}), ...(column.dataType === DataType.Boolean ? { maxNumConditions: 1 } : {}) };
+    const setParams = column.allowedValues ? { values: [...column.allowedValues] } : { values: (p: { success(values: (string | null)[]): void }) => void setFilterValues(core, options.transport!, column.id, 1000, options.maxPageSize).then((v) => p.success(v), (error: Error) => {
+      options.onError?.(error);
+      p.success([]);
+    }) };
+    const filterParams = filter === "agMultiColumnFilter" ? { filters: [{ filter: typed, filterParams: typedParams }, { filter: "agSetColumnFilter", filterParams: setParams }] }
+      : filter === "agSetColumnFilter" ? setParams : filter ? typedParams : null;
     const aggFuncsAllowed = column.aggregators.map((a) => aggFuncOf[a]).filter((f): f is string => f !== undefined);
     const tooltip = [column.description, column.transformed ? `Values shown transformed: ${column.transforms.join(", ") || "masked"}` : null].filter(Boolean).join(" — ");
-    // A transformed column's values are text (a mask, a bucket "1000-2000", a formatted number), whatever the field stores.
-    const cellDataType = column.transformed ? "text" : { [DataType.Number]: "number", [DataType.Boolean]: "boolean", [DataType.Date]: "dateString", [DataType.DateTime]: "dateTimeString", [DataType.Text]: "text", [DataType.Enum]: "text", [DataType.Guid]: "text" }[column.dataType];
+    // The field's own data type, also on a transformed column: the Advanced Filter takes its operators and its
+    // value's type from cellDataType, and on a "text" column it would drop a number or date condition the column
+    // filter offers (Ben's generalized balance, greaterThan) and offer text ones the field refuses. A transformed
+    // value is text (a mask, a bucket "1000-2000", a formatted number): the formatter shows it as it comes.
+    const cellDataType = { [DataType.Number]: "number", [DataType.Boolean]: "boolean", [DataType.Date]: "dateString", [DataType.DateTime]: "dateTimeString", [DataType.Text]: "text", [DataType.Enum]: "text", [DataType.Guid]: "text" }[column.dataType];
     return {
       colId: column.id,
       field: column.id,
       headerName: column.label,
       ...(tooltip ? { headerTooltip: tooltip } : {}),
       cellDataType,
+      ...(column.transformed ? { valueFormatter: transformedText } : {}),
       filter,
-      ...(filter === "agSetColumnFilter"
-        ? { filterParams: column.allowedValues ? { values: [...column.allowedValues] } : { values: (p: { success(values: (string | null)[]): void }) => void setFilterValues(core, options.transport!, column.id).then((v) => p.success(v), () => p.success([])) } }
-        : filter
-          ? { filterParams: { filterOptions, caseSensitive: column.caseSensitive, ...(column.dataType === DataType.Number || column.dataType === DataType.Date || column.dataType === DataType.DateTime ? { inRangeInclusive: column.inRangeInclusive } : {}), ...(column.dataType === DataType.Boolean ? { maxNumConditions: 1 } : {}) } }
-          : {}),
+      ...(filterParams ? { filterParams } : {}),
       sortable: column.sortable,
       ...(options.community ? {} : { enableRowGroup: column.groupable, enableValue: aggFuncsAllowed.length > 0, ...(aggFuncsAllowed.length ? { allowedAggFuncs: aggFuncsAllowed } : {}) }),
       hide: !column.selectable,

@@ -277,7 +277,9 @@ forEachTarget("AG Grid round trips", (ctx) => {
     const sums = new Map<unknown, number>();
     for (const r of rows()) sums.set(get(r, "address.city"), (sums.get(get(r, "address.city")) ?? 0) + (r["balance"] as number));
     const expected = [...sums].sort((a, b) => b[1] - a[1]).slice(0, 5);
-    assert.deepEqual(answer.rowData.map((r) => [get(r, "address.city"), Math.round((r["balance"] as number) * 100) / 100]), expected.map(([k, s]) => [k, Math.round(s * 100) / 100]));
+    assert.ok(expected.some(([k]) => k === null), "the blank city is among the five");
+    // The blank group's key is "": AG Grid's server-side row model allows no null key (found in the real grid, test/browser/ag-grid-server-side.test.ts).
+    assert.deepEqual(answer.rowData.map((r) => [get(r, "address.city"), Math.round((r["balance"] as number) * 100) / 100]), expected.map(([k, s]) => [k ?? "", Math.round(s * 100) / 100]));
   });
 
   it("the infinite row model's datasource (Community): the same rows through its callbacks", async () => {

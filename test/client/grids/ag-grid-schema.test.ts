@@ -106,6 +106,27 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
     await assert.rejects(setFilterValues(new GridCore(schemas["ben"]!, { timeZone: "UTC" }), transport, "name"), (e: unknown) => e instanceof GridRefusal && e.code === "GridGroupNotAllowed" && e.column === "name");
   });
 
+  it("set filter values over several pages of the server's MaxPageSize (five groups in pages of 2), and the multi filter of a Summary-valued column", async () => {
+    const core = new GridCore(schemas["cleo"]!, { timeZone: "UTC" });
+    const groups = [null, "acme", "globex", "initech", "umbrella"].map((tenantId) => ({ tenantId }));
+    const asked: { pageNumber: number; pageSize: number }[] = [];
+    const transport: QueryLibTransport = {
+      filter: () => Promise.reject(new Error("not used")),
+      summary: async (r) => {
+        asked.push(r.page!);
+        return { data: groups.slice((r.page!.pageNumber - 1) * r.page!.pageSize, r.page!.pageNumber * r.page!.pageSize), totalCount: groups.length };
+      },
+    };
+    assert.deepEqual(await setFilterValues(core, transport, "tenantId", 1000, 2), [null, "acme", "globex", "initech", "umbrella"]);
+    assert.deepEqual(asked, [{ pageNumber: 1, pageSize: 2 }, { pageNumber: 2, pageSize: 2 }, { pageNumber: 3, pageSize: 2 }]);
+    await assert.rejects(setFilterValues(core, transport, "tenantId", 4, 2), (e: unknown) => e instanceof GridRefusal && e.code === "GridInvalidRequest" && e.column === "tenantId");
+    const defs = new Map(columnDefsFromSchema(core, { setFilter: true, transport, maxPageSize: 200 }).map((d) => [d.colId!, d]));
+    const id = defs.get("id")!;
+    assert.equal(id.filter, "agMultiColumnFilter");
+    assert.deepEqual((id.filterParams as { filters: { filter: string }[] }).filters.map((f) => f.filter), ["agNumberColumnFilter", "agSetColumnFilter"]);
+    assert.equal(defs.get("segment")!.filter, "agSetColumnFilter", "allowedValues: the set filter alone");
+  });
+
   it("community: true leaves out what only Enterprise modules read (row groups, values, set filters); the rest is the same", () => {
     const full = columnDefsFromSchema(schemas["cleo"]!, { setFilter: true });
     const community = columnDefsFromSchema(schemas["cleo"]!, { setFilter: true, community: true });
