@@ -28,8 +28,10 @@ import {
   type BuiltRequest, type GridAggregate, type GridColumn, GridCore, type GridCoreOptions, type GridPredicate, GridQueryError, GridRefusal, type GridSchema, type GridSort,
   type QueryLibErrorBody, columnOfError, offers, operatorsNeeded, setValueAt, summaryKeyOf,
 } from "./core.js";
+import { type PostOptions, QueryLibHttpError, postJson, routeOf } from "./http.js";
 
 export { GridCore, GridRefusal, GridQueryError, columnOfError, type GridSchema, type GridCoreOptions, type GridColumn } from "./core.js";
+export { QueryLibHttpError, type PostOptions } from "./http.js";
 
 // ---- filter models → predicates ---------------------------------------------------------------
 
@@ -226,22 +228,9 @@ export interface QueryLibTransport {
   summary(request: Summary): Promise<QueryLibPage<Record<string, unknown>>>;
 }
 
-/** A QueryLib error body thrown by a transport (httpTransport throws these). */
-export class QueryLibHttpError extends Error {
-  constructor(readonly status: number, readonly body: QueryLibErrorBody) {
-    super(body.message ?? body.code);
-    this.name = "QueryLibHttpError";
-  }
-}
-
-/** `POST {base}/filter` and `POST {base}/summary` (forFeature's routes) with the given headers. */
-export function httpTransport(base: string, init: { headers?: Record<string, string>; fetch?: typeof fetch } = {}): QueryLibTransport {
-  const call = async (route: string, body: unknown) => {
-    const response = await (init.fetch ?? fetch)(`${base.replace(/\/+$/, "")}/${route}`, { method: "POST", headers: { "content-type": "application/json", ...init.headers }, body: JSON.stringify(body) });
-    const json = (await response.json().catch(() => null)) as unknown;
-    if (!response.ok) throw new QueryLibHttpError(response.status, isObject(json) && typeof json["code"] === "string" ? (json as unknown as QueryLibErrorBody) : { code: `Http${response.status}`, message: response.statusText });
-    return json as QueryLibPage<Record<string, unknown>>;
-  };
+/** `POST {base}/filter` and `POST {base}/summary` (forFeature's routes) with the given headers; a refusal rejects with a QueryLibHttpError. */
+export function httpTransport(base: string, init: PostOptions = {}): QueryLibTransport {
+  const call = async (route: string, body: unknown) => (await postJson(routeOf(base, route), body, init)) as QueryLibPage<Record<string, unknown>>;
   return { filter: (request) => call("filter", request), summary: (request) => call("summary", request) };
 }
 

@@ -511,10 +511,15 @@ export class GridCore {
 
   /** A Filter from a grid's predicates, sorts, columns and block. */
   filter(parts: { where: readonly GridPredicate[]; sorts: readonly GridSort[]; select?: readonly string[] | null; page?: PageBy | null }): BuiltRequest<Filter> {
+    return this.filterFrom(this.allOf(parts.where), parts);
+  }
+
+  /** A Filter from a condition tree already checked and typed (the MUI and Refine adapters' mixed trees, tree.ts), sorts, columns and block. */
+  filterFrom(where: TreePart | null, parts: { sorts: readonly GridSort[]; select?: readonly string[] | null; page?: PageBy | null }): BuiltRequest<Filter> {
     const paths = new Map<string, string>();
-    const where = parts.where.length ? this.group(this.predicate({ kind: "group", connector: "AND", parts: parts.where }), "conditionGroup", paths) : null;
+    const group = where ? this.group(where, "conditionGroup", paths) : null;
     const request: Filter = {
-      ...(where ? { conditionGroup: where } : {}),
+      ...(group ? { conditionGroup: group } : {}),
       orders: this.orders(parts.sorts, paths, true),
       selects: this.selects(parts.select ?? null, paths),
       ...(parts.page ? { page: parts.page } : {}),
@@ -522,10 +527,19 @@ export class GridCore {
     return { request, paths };
   }
 
-  /** A Summary: the rows matching `where`, grouped by `groupBy`, with aggregates. */
+  /** A Summary: the rows matching `where`, grouped by `groupBy`, with aggregates (a sort on another column is dropped: a grid sends its row sorts to every level). */
   summary(parts: { where: readonly GridPredicate[]; groupBy: readonly string[]; aggregates: readonly GridAggregate[]; sorts: readonly GridSort[]; page?: PageBy | null }): BuiltRequest<Summary> {
+    return this.summaryFrom(this.allOf(parts.where), parts, "drop");
+  }
+
+  /**
+   * A Summary from a condition tree already checked and typed: grouped by keys the caller may group
+   * by, aggregates it may take, ordered by its keys and aggregates only (`otherSorts`: a sort on any
+   * other column is dropped, or refused with GridSortNotAllowed).
+   */
+  summaryFrom(where: TreePart | null, parts: { groupBy: readonly string[]; aggregates: readonly GridAggregate[]; sorts: readonly GridSort[]; page?: PageBy | null }, otherSorts: "drop" | "refuse"): BuiltRequest<Summary> {
     const paths = new Map<string, string>();
-    const where = parts.where.length ? this.group(this.predicate({ kind: "group", connector: "AND", parts: parts.where }), "conditionGroup", paths) : null;
+    const group = where ? this.group(where, "conditionGroup", paths) : null;
     const keys = parts.groupBy.map((id, i) => {
       paths.set(`groupBy.fields[${i}]`, id);
       return this.groupKey(id).id;
@@ -537,19 +551,27 @@ export class GridCore {
     const orders: OrderBy[] = [];
     for (const s of parts.sorts) {
       const alias = parts.aggregates.find((a) => a.alias === s.column);
-      if (!alias && !keys.includes(s.column)) continue; // a Summary orders by its keys and aggregates only
+      if (!alias && !keys.includes(s.column)) {
+        if (otherSorts === "drop") continue;
+        throw new GridRefusal("GridSortNotAllowed", s.column, "a Summary orders by its group keys and aggregates only");
+      }
       if (!alias && !this.column(s.column).sortable) throw new GridRefusal("GridSortNotAllowed", s.column, "this caller may not sort by it");
       if (orders.some((o) => o.field === s.column)) continue;
       paths.set(`orders[${orders.length}]`, alias?.column ?? s.column);
       orders.push({ sort: orders.length + 1, field: s.column, direction: s.direction === "desc" ? Direction.Descending : Direction.Ascending });
     }
     const request: Summary = {
-      ...(where ? { conditionGroup: where } : {}),
+      ...(group ? { conditionGroup: group } : {}),
       groupBy: { fields: keys, aggregateBy },
       ...(orders.length ? { orders } : {}),
       ...(parts.page ? { page: parts.page } : {}),
     };
     return { request, paths };
+  }
+
+  /** Predicates ANDed into one tree, or null when there are none. */
+  private allOf(where: readonly GridPredicate[]): TreePart | null {
+    return where.length ? this.predicate({ kind: "group", connector: "AND", parts: where }) : null;
   }
 }
 

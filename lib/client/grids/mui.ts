@@ -34,8 +34,10 @@ import { DataType, Operator } from "../../shapes/enums.js";
 import type { CountMode, Filter, PageBy } from "../../shapes/shapes.js";
 import { type BuiltRequest, type GridColumn, GridCore, type GridCoreOptions, GridRefusal, type GridSchema, type GridSort, type GridValue, offers, operatorsNeeded, valueAt } from "./core.js";
 import { type Node, allOf, anyOf, buildFilter, isTextual, mayUse, queryErrorOf } from "./tree.js";
+import { type PostOptions, postJson, routeOf } from "./http.js";
 
 export { GridCore, GridRefusal, GridQueryError, columnOfError, type GridSchema, type GridCoreOptions, type GridColumn } from "./core.js";
+export { QueryLibHttpError, type PostOptions } from "./http.js";
 
 // ---- filter items → nodes ---------------------------------------------------------------------
 
@@ -266,14 +268,9 @@ export function createDataSource(schema: GridSchema | GridCore, transport: MuiTr
   };
 }
 
-/** `POST {base}/filter` (forFeature's route) with the given headers; a refusal rejects with `{ status, body }`. */
-export function muiHttpTransport(base: string, init: { headers?: Record<string, string>; fetch?: typeof fetch } = {}): MuiTransport {
-  return async (request) => {
-    const response = await (init.fetch ?? fetch)(`${base.replace(/\/+$/, "")}/filter`, { method: "POST", headers: { "content-type": "application/json", ...init.headers }, body: JSON.stringify(request) });
-    const json = (await response.json().catch(() => null)) as Record<string, unknown> | null;
-    if (!response.ok) throw { status: response.status, body: json && typeof json["code"] === "string" ? json : { code: `Http${response.status}`, message: response.statusText } };
-    return json as unknown as MuiFilterAnswer;
-  };
+/** `POST {base}/filter` (forFeature's route) with the given headers; a refusal rejects with a QueryLibHttpError. */
+export function muiHttpTransport(base: string, init: PostOptions = {}): MuiTransport {
+  return async (request) => (await postJson(routeOf(base, "filter"), request, init)) as MuiFilterAnswer;
 }
 
 // ---- columns ----------------------------------------------------------------------------------

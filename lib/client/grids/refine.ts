@@ -34,6 +34,7 @@ import { Aggregator, DataType, Intersection, Operator } from "../../shapes/enums
 import type { CountMode, PageBy } from "../../shapes/shapes.js";
 import { type BuiltRequest, type GridAggregate, GridCore, type GridCoreOptions, GridQueryError, GridRefusal, type GridSchema, type GridSort, type GridValue } from "./core.js";
 import { type Node, allOf, anyOf, buildFilter, buildSegment, buildSummary, queryErrorOf } from "./tree.js";
+import { postJson } from "./http.js";
 
 export { GridCore, GridRefusal, GridQueryError, columnOfError, type GridSchema, type GridCoreOptions, type GridColumn } from "./core.js";
 
@@ -185,9 +186,9 @@ export function translateGetList(core: GridCore, params: Pick<GetListParams, "fi
 // ---- errors -----------------------------------------------------------------------------------
 
 /** A Refine HttpError (statusCode, message, errors: { column: message }), with QueryLib's code and path. */
-export interface QueryLibHttpError extends HttpError { readonly code: string; readonly path: string | null; readonly column: string | null }
+export interface RefineQueryLibError extends HttpError { readonly code: string; readonly path: string | null; readonly column: string | null }
 
-export function httpErrorOf(error: unknown, paths: ReadonlyMap<string, string> | null): QueryLibHttpError {
+export function httpErrorOf(error: unknown, paths: ReadonlyMap<string, string> | null): RefineQueryLibError {
   const e = queryErrorOf(error, paths);
   if (e instanceof GridRefusal) return { message: e.message, statusCode: 400, code: e.code, path: e.path ?? null, column: e.column, ...(e.column ? { errors: { [e.column]: e.message } } : {}) };
   if (e instanceof GridQueryError) return { message: e.message, statusCode: e.status ?? 400, code: e.code, path: e.path, column: e.column, ...(e.column ? { errors: { [e.column]: e.message } } : {}) };
@@ -218,14 +219,11 @@ export interface QueryLibListMeta { readonly nextCursor?: string | null; readonl
 export function dataProvider(apiUrl: string, options: RefineOptions): DataProvider {
   const base = apiUrl.replace(/\/+$/, "");
   const cores = new Map<string, Promise<GridCore>>();
-  const doFetch = (url: string, init: RequestInit) => (options.fetch ?? fetch)(url, init);
-  const headers = () => ({ "content-type": "application/json", ...(typeof options.headers === "function" ? options.headers() : options.headers ?? {}) });
+  const headers = () => (typeof options.headers === "function" ? options.headers() : options.headers ?? {});
   const schemaUrl = options.schemaUrl ?? (/^https?:\/\//.test(base) ? new URL("/qp-admin/schema", base).toString() : "/qp-admin/schema");
 
   const post = async (url: string, body: unknown): Promise<Json> => {
-    const response = await doFetch(url, { method: "POST", headers: headers(), body: JSON.stringify(body) });
-    const json = (await response.json().catch(() => null)) as unknown;
-    if (!response.ok) throw { status: response.status, body: isObject(json) && typeof json["code"] === "string" ? json : { code: `Http${response.status}`, message: response.statusText || `HTTP ${response.status}` } };
+    const json = await postJson(url, body, { headers: headers(), ...(options.fetch ? { fetch: options.fetch } : {}) });
     return (isObject(json) ? json : { data: json }) as Json;
   };
 
@@ -253,7 +251,7 @@ export function dataProvider(apiUrl: string, options: RefineOptions): DataProvid
   };
 
   const readOnly = (what: string) => async (): Promise<never> => {
-    throw { message: `QueryLib serves reads: ${what} is not available through this data provider`, statusCode: 405, code: "MethodNotAllowed", path: null, column: null } satisfies QueryLibHttpError;
+    throw { message: `QueryLib serves reads: ${what} is not available through this data provider`, statusCode: 405, code: "MethodNotAllowed", path: null, column: null } satisfies RefineQueryLibError;
   };
 
   const idColumn = (core: GridCore) => core.rowId ?? options.rowId ?? "id";
@@ -280,7 +278,7 @@ export function dataProvider(apiUrl: string, options: RefineOptions): DataProvid
         return { route: "filter", built: buildFilter(core, { where: [{ kind: "operator", column: idColumn(core), operator: Operator.Equal, values: [params.id as GridValue] }], sorts: [], select, page: { pageNumber: 1, pageSize: 1 } }) };
       });
       const row = ((answer["data"] ?? []) as TData[])[0];
-      if (!row) throw { message: `${params.resource} ${String(params.id)} was not found (or this caller may not read it)`, statusCode: 404, code: "NotFound", path: null, column: null } satisfies QueryLibHttpError;
+      if (!row) throw { message: `${params.resource} ${String(params.id)} was not found (or this caller may not read it)`, statusCode: 404, code: "NotFound", path: null, column: null } satisfies RefineQueryLibError;
       return { data: row };
     },
 
@@ -298,7 +296,7 @@ export function dataProvider(apiUrl: string, options: RefineOptions): DataProvid
      * (a url without a scheme is under apiUrl). Refine's filters and sorters are not read here: use getList's meta.summary / meta.segment for them.
      */
     async custom<TData extends BaseRecord = BaseRecord, TQuery = unknown, TPayload = unknown>(params: CustomParams<TQuery, TPayload>): Promise<CustomResponse<TData>> {
-      if (params.method !== "post") throw { message: `QueryLib's routes take POST (not ${params.method})`, statusCode: 405, code: "MethodNotAllowed", path: null, column: null } satisfies QueryLibHttpError;
+      if (params.method !== "post") throw { message: `QueryLib's routes take POST (not ${params.method})`, statusCode: 405, code: "MethodNotAllowed", path: null, column: null } satisfies RefineQueryLibError;
       const url = /^https?:\/\//.test(params.url) || params.url.startsWith("/") ? params.url : `${base}/${params.url}`;
       try {
         return { data: (await post(url, params.payload ?? {})) as unknown as TData };

@@ -4,8 +4,8 @@
 // checked as the core checks its own (the column exists, the caller may filter by it and use the
 // operator, the operator takes the column's DataType, the values are typed by it, a list stays
 // under the field's inference limit); and the answer of a transport failure as the column's error.
-import { Connector, DataType, Direction, Intersection, Operator } from "../../shapes/enums.js";
-import type { ConditionSet, Filter, OrderBy, PageBy, Segment, Summary } from "../../shapes/shapes.js";
+import { Connector, DataType, Intersection, Operator } from "../../shapes/enums.js";
+import type { ConditionSet, Filter, PageBy, Segment, Summary } from "../../shapes/shapes.js";
 import { operators } from "../../shapes/operator-table.js";
 import {
   type BuiltRequest, type GridAggregate, type GridColumn, type GridCore, type GridPredicate, GridQueryError, GridRefusal, type GridSort, type GridValue, type QueryLibErrorBody, type TreePart, columnOfError,
@@ -56,50 +56,16 @@ export function treeOf(core: GridCore, node: Node, depth = 0): TreePart {
   return core.predicate(node);
 }
 
+const whereOf = (core: GridCore, where: readonly Node[]) => (where.length ? treeOf(core, allOf(...where)) : null);
+
 /** A Filter from mixed nodes (ANDed), sorts (the core's tie-break appended), selected columns and a page. */
 export function buildFilter(core: GridCore, parts: { where: readonly Node[]; sorts: readonly GridSort[]; select?: readonly string[] | null; page?: PageBy | null }): BuiltRequest<Filter> {
-  const paths = new Map<string, string>();
-  const where = parts.where.length ? core.group(treeOf(core, allOf(...parts.where)), "conditionGroup", paths) : null;
-  const request: Filter = {
-    ...(where ? { conditionGroup: where } : {}),
-    orders: core.orders(parts.sorts, paths, true),
-    selects: core.selects(parts.select ?? null, paths),
-    ...(parts.page ? { page: parts.page } : {}),
-  };
-  return { request, paths };
+  return core.filterFrom(whereOf(core, parts.where), parts);
 }
 
-/**
- * A Summary from mixed nodes, as GridCore.summary builds one from predicates: grouped by keys the
- * caller may group by, aggregates it may take, ordered by its keys and aggregates only.
- */
+/** A Summary from mixed nodes, as GridCore.summary builds one from predicates, except that a sort on a column that is neither a key nor an aggregate is refused. */
 export function buildSummary(core: GridCore, parts: { where: readonly Node[]; groupBy: readonly string[]; aggregates: readonly GridAggregate[]; sorts: readonly GridSort[]; page?: PageBy | null }): BuiltRequest<Summary> {
-  const paths = new Map<string, string>();
-  const where = parts.where.length ? core.group(treeOf(core, allOf(...parts.where)), "conditionGroup", paths) : null;
-  const keys = parts.groupBy.map((id, i) => {
-    paths.set(`groupBy.fields[${i}]`, id);
-    return core.groupKey(id).id;
-  });
-  const aggregateBy = parts.aggregates.map((a, i) => {
-    if (a.column !== null) paths.set(`groupBy.aggregateBy[${i}]`, a.column);
-    return core.aggregate(a.column, a.aggregator, a.alias);
-  });
-  const orders: OrderBy[] = [];
-  for (const s of parts.sorts) {
-    const alias = parts.aggregates.find((a) => a.alias === s.column);
-    if (!alias && !keys.includes(s.column)) throw new GridRefusal("GridSortNotAllowed", s.column, "a Summary orders by its group keys and aggregates only");
-    if (!alias && !core.column(s.column).sortable) throw new GridRefusal("GridSortNotAllowed", s.column, "this caller may not sort by it");
-    if (orders.some((o) => o.field === s.column)) continue;
-    paths.set(`orders[${orders.length}]`, alias?.column ?? s.column);
-    orders.push({ sort: orders.length + 1, field: s.column, direction: s.direction === "desc" ? Direction.Descending : Direction.Ascending });
-  }
-  const request: Summary = {
-    ...(where ? { conditionGroup: where } : {}),
-    groupBy: { fields: keys, aggregateBy },
-    ...(orders.length ? { orders } : {}),
-    ...(parts.page ? { page: parts.page } : {}),
-  };
-  return { request, paths };
+  return core.summaryFrom(whereOf(core, parts.where), parts, "refuse");
 }
 
 /** A Segment: sets of mixed nodes joined in order (the first set's intersection is null), sorts, columns and a page as a Filter's. */

@@ -11,24 +11,13 @@ import type { ObjectLiteral } from "typeorm";
 import { toList, toListAsync } from "../../../lib/index.js";
 import { DataType, Operator } from "../../../lib/client/index.js";
 import { operatorsOf } from "../../../lib/shapes/operator-table.js";
-import { GridCore, type GridSchema, type GridSchemaField } from "../../../lib/client/grids/core.js";
+import { GridCore } from "../../../lib/client/grids/core.js";
 import { type QueryLibTransport, createInfiniteDatasource, serverSideRows } from "../../../lib/client/grids/ag-grid.js";
 import { Customer } from "../../domain/entities.js";
 import { forEachTarget, type TargetContext } from "../../support/targets.js";
 
-// ---- the schema of an unrestricted caller on the test domain's customers ----
+import { customerSchema } from "./customer-schema.js";
 
-const field = (path: string, dataType: DataType, extra: Partial<GridSchemaField> = {}): GridSchemaField => ({
-  path, label: path, dataType, operators: [...operatorsOf[dataType]], allowedValues: null, features: ["Where", "Select", "Order", "Group", "Aggregate", "Segment"], transforms: [], ...extra,
-});
-export const customerSchema: GridSchema = {
-  entity: "customers",
-  fields: [
-    field("id", DataType.Number), field("name", DataType.Text), field("tier", DataType.Enum, { allowedValues: ["Bronze", "Silver", "Gold"] }),
-    field("isActive", DataType.Boolean), field("score", DataType.Number), field("balance", DataType.Number), field("createdAt", DataType.DateTime),
-    field("birthDate", DataType.Date), field("notes", DataType.Text), field("address.city", DataType.Text),
-  ],
-};
 const timeZone = "America/New_York";
 
 // ---- the oracle: AG Grid's filter semantics on the seeded rows ----

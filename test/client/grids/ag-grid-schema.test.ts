@@ -47,7 +47,6 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
   after(async () => s?.close());
 
   const defsOf = (user: keyof typeof tokens) => new Map(columnDefsFromSchema(schemas[user]!).map((d) => [d.colId!, d]));
-  const fieldOf = (user: keyof typeof tokens, path: string) => schemas[user]!.fields.find((f) => f.path === path)! as Field;
 
   for (const user of ["ben", "cleo"] as const) {
     it(`${user}: every column def offers only what the schema allows (filter options, sort, group, aggregates, visibility)`, () => {

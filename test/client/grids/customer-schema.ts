@@ -1,6 +1,5 @@
 // The schema an unrestricted caller gets for the test domain's customers (every operator of each
-// field's DataType, every feature), for the MUI and Refine round trips. The same fields as the AG
-// Grid round trip's schema, kept here so that importing it does not register that file's suites.
+// field's DataType, every feature), for the AG Grid, MUI and Refine round trips.
 import { DataType } from "../../../lib/client/index.js";
 import { operatorsOf } from "../../../lib/shapes/operator-table.js";
 import type { GridSchema, GridSchemaField } from "../../../lib/client/grids/core.js";

@@ -12,7 +12,7 @@ import { type SampleApp, startSampleApp } from "../../../sample-app/main.js";
 import { Operator } from "../../../lib/client/index.js";
 import { GridCore, GridRefusal, type GridSchema } from "../../../lib/client/grids/core.js";
 import { type MuiColumn, type MuiOperatorFactories, columnsFromSchema, createDataSource, muiHttpTransport, visibilityFromSchema } from "../../../lib/client/grids/mui.js";
-import { type QueryLibHttpError, dataProvider } from "../../../lib/client/grids/refine.js";
+import { type RefineQueryLibError, dataProvider } from "../../../lib/client/grids/refine.js";
 
 type Field = GridSchema["fields"][number];
 
@@ -139,7 +139,7 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
     const list = await cleo.getList({ resource: "customers", filters: [{ field: "name", operator: "contains", value: "a" }], sorters: [{ field: "name", order: "asc" }], pagination: { currentPage: 1, pageSize: 5 } });
     assert.ok(list.data.length > 0 && list.data.every((r) => String(r["name"]).toLowerCase().includes("a")));
     const ben = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ben" } });
-    await assert.rejects(ben.getList({ resource: "customers", filters: [{ field: "segment", operator: "eq", value: "retail" }, { field: "balance", operator: "gt", value: 1500 }] }), (e: QueryLibHttpError) => {
+    await assert.rejects(ben.getList({ resource: "customers", filters: [{ field: "segment", operator: "eq", value: "retail" }, { field: "balance", operator: "gt", value: 1500 }] }), (e: RefineQueryLibError) => {
       assert.deepEqual([e.statusCode, e.column, Object.keys(e.errors ?? {})], [403, "balance", ["balance"]], `${e.code} at ${e.path}`);
       assert.ok(typeof e.message === "string" && e.message.length > 0);
       return true;

@@ -13,7 +13,7 @@ import type { CrudFilter, CrudSort, DataProvider, HttpError } from "@refinedev/c
 import type { ObjectLiteral } from "typeorm";
 import { toList, toListAsync } from "../../../lib/index.js";
 import { LogicException } from "../../../lib/errors/logic-exception.js";
-import { type QueryLibHttpError, dataProvider } from "../../../lib/client/grids/refine.js";
+import { type RefineQueryLibError, dataProvider } from "../../../lib/client/grids/refine.js";
 import { Customer } from "../../domain/entities.js";
 import { forEachTarget, type TargetContext } from "../../support/targets.js";
 import { customerSchema } from "./customer-schema.js";
@@ -269,7 +269,7 @@ forEachTarget("Refine round trips", (ctx) => {
       [[f("salary", "eq", 1)], "GridColumnUnknown", "salary"],
     ];
     for (const [filters, code, field] of cases) {
-      await assert.rejects(provider.getList({ resource: "customers", filters }), (e: QueryLibHttpError) => {
+      await assert.rejects(provider.getList({ resource: "customers", filters }), (e: RefineQueryLibError) => {
         assert.deepEqual([e.statusCode, e.code, e.column, Object.keys(e.errors ?? {})], [400, code, field, [field]], e.message);
         return true;
       });
