@@ -43,6 +43,10 @@ export function QpGeneralize(options: GeneralizeOptions) {
     }
     if (options.mode === GeneralizeMode.Bucket && options.step === undefined) throw new QpDecoratorError(target, property, "QpGeneralize Bucket needs a step");
     if (options.mode === GeneralizeMode.DatePart && !options.part) throw new QpDecoratorError(target, property, "QpGeneralize DatePart needs a part");
+    if ((options.lower === undefined) !== (options.upper === undefined)) throw new QpDecoratorError(target, property, "QpGeneralize lower and upper go together");
+    if (options.lower !== undefined && (options.mode !== GeneralizeMode.Bucket || !Number.isFinite(options.lower) || !Number.isFinite(options.upper) || !(options.lower <= options.upper!))) {
+      throw new QpDecoratorError(target, property, "QpGeneralize lower and upper are finite bounds of a Bucket, lower at most upper");
+    }
     if (options.decimals !== undefined && (!Number.isInteger(options.decimals) || options.decimals < 0)) {
       throw new QpDecoratorError(target, property, "QpGeneralize decimals must be an integer of at least 0");
     }

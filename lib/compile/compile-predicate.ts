@@ -132,7 +132,7 @@ function numericPlaceholder(scope: Scope, column: ColumnMember) {
 
 const integerTypes = /^(tiny|small|medium|big)?int(eger)?$|^int[248]$|^unsigned big int$/i;
 
-function isIntegerColumn(column: ColumnMember): boolean {
+export function isIntegerColumn(column: ColumnMember): boolean {
   return column.column !== null && typeof column.column.type === "string" && integerTypes.test(column.column.type);
 }
 
@@ -171,7 +171,7 @@ const wholeBounds: Readonly<Record<OrderedTest, (values: readonly number[]) => n
  * The column's type as TypeORM creates it ("integer", "numeric", "character varying"…); null for
  * an aggregate. Asked of the driver once per column: every Number and Text condition reads it.
  */
-function columnType(scope: Scope, column: ColumnMember): string | null {
+export function columnType(scope: Scope, column: ColumnMember): string | null {
   if (!column.column) return null;
   let type = normalizedTypes.get(column.column);
   if (type === undefined) {

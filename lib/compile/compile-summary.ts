@@ -4,7 +4,7 @@ import type { ObjectLiteral, SelectQueryBuilder } from "typeorm";
 import { Aggregator, Direction } from "../shapes/enums.js";
 import type { Aggregate, HavingPredicate, SummaryPlan } from "../plan/nodes.js";
 import { aggregateKind } from "../plan/build-summary.js";
-import { compileTest } from "./compile-predicate.js";
+import { columnType, compileTest, isIntegerColumn } from "./compile-predicate.js";
 import { addOrderTerm, applyWhere, compileWhere, sortableColumn } from "./compile-filter.js";
 import type { SqlDialect } from "../dialect/sql-dialect.js";
 import { Scope, type ScopeJoin, SqlWriter, columnMetadataOf } from "./sql-writer.js";
@@ -48,11 +48,16 @@ export function aggregateExpression(scope: Scope, a: Aggregate): string {
 /**
  * A private field's contribution clamped to its public bounds (#45) with a portable CASE, the
  * bounds bound as parameters; NULL stays NULL (no WHEN holds), so SUM and AVG skip it as before.
+ * On an integer column with whole bounds in its type's range the bounds take the column's type
+ * (the same values, integer arithmetic); otherwise they read as exact decimals.
  */
 function clamped(scope: Scope, a: Aggregate, column: string): string {
   if (!a.clamp || (a.aggregator !== Aggregator.Sumation && a.aggregator !== Aggregator.Average)) return column;
   const { writer } = scope;
-  const bound = (value: number) => writer.dialect.decimal(writer.param(value));
+  const member = a.value!.column;
+  const integer = isIntegerColumn(member) ? writer.dialect.integerBound(columnType(scope, member), a.clamp.lower, a.clamp.upper) : null;
+  const typed = integer ?? ((placeholder: string) => writer.dialect.decimal(placeholder));
+  const bound = (value: number) => typed(writer.param(value));
   return `CASE WHEN ${column} < ${bound(a.clamp.lower)} THEN ${bound(a.clamp.lower)} WHEN ${column} > ${bound(a.clamp.upper)} THEN ${bound(a.clamp.upper)} ELSE ${column} END`;
 }
 

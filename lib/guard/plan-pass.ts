@@ -13,6 +13,7 @@
 //   with the keys a typed result may add below the root (only those the caller may select);
 // - every hop into a scoped entity that a proven tenant-safe navigation crosses carries that
 //   entity's forced predicates (tenant-navigation.ts), applied in its join or EXISTS.
+import type { GeneralizeOptions } from "../registry/qp-registry.js";
 import { Codes, fail } from "../errors/codes.js";
 import { Aggregator, Connector, DataType, Operator } from "../shapes/enums.js";
 import type { Condition, ConditionGroup, CountMode, PageBy } from "../shapes/shapes.js";
@@ -67,8 +68,12 @@ export interface PlanAdditions {
 
 /** How a private Summary's groups are released (docs/POLICY.md, "Private aggregates"). */
 export interface PrivateGroupRelease {
-  /** The plan's group keys, by output name, each with its declared values (QpAllowedValues, an enum's members) or null. */
-  readonly keys: readonly { readonly name: string; readonly declared: readonly unknown[] | null }[];
+  /**
+   * The plan's group keys, by output name, each with its declared values (QpAllowedValues, an
+   * enum's members; a bounded Bucket's buckets, each by its lower end, with `bucket` its options:
+   * its groups are merged by bucket before release) or null.
+   */
+  readonly keys: readonly { readonly name: string; readonly declared: readonly unknown[] | null; readonly bucket?: GeneralizeOptions }[];
   /**
    * Every key declared (and their combinations at most maxPrivateGroups): exactly the declared
    * combinations are released, empty ones too, no other. Otherwise every group is free-form.

@@ -235,12 +235,17 @@ export class PolicyGuard implements QueryGuard<GuardDecision> {
     this.privacyCharge = await chargePrivacyBudget(privacyBudget, this.context, privateAggregates, additions.privateRelease, this.sticky?.stored != null);
   }
 
+  /** A private Summary's stored answer (#45), found by beforeRun: given as it was released, and no statement runs for it. */
+  answered(_kind: ShapeKind, decided: GuardDecision, queryString: () => string | null): ShapeResult<unknown> | null {
+    const stored = this.sticky?.stored;
+    if (stored == null) return null;
+    return stage(SpanNames.transform, () => fromStored(stored, queryString(), copyTrace(decided.sanitized.trace), this.privacyCharge!));
+  }
+
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: GuardDecision): Promise<R> {
     return stage(SpanNames.transform, async () => {
       const trace = copyTrace(decided.sanitized.trace);
       const sticky = this.sticky;
-      // A stored answer: the rows just read are not looked at (nothing new is released from them).
-      if (sticky?.stored != null) return fromStored(sticky.stored, result.queryString, trace, this.privacyCharge!) as unknown as R;
       const released = await transformResult(result as never, kind, { ...decided.sanitized, trace }, this.engine.options, this.context, decided.release ?? null, this.privacyCharge);
       return (sticky ? await keepSticky(this.engine.options.privacyBudget, sticky.key, released as never) : released) as R;
     });

@@ -23,6 +23,7 @@ import type { Reference } from "../decisions/references.js";
 import type { PrivateDecision } from "../decisions/privacy.js";
 import type { Sanitizer } from "./sanitizer.js";
 import type { PrivateGroupRelease } from "./plan-pass.js";
+import { declaredBuckets } from "./private-buckets.js";
 
 /** What a private field may be aggregated with (the schema offers these: admin.ts). */
 export const privateAggregators: readonly Aggregator[] = [Aggregator.Count, Aggregator.CountDistinct, Aggregator.Sumation, Aggregator.Average];
@@ -71,6 +72,12 @@ function declaredValues(ref: Reference): readonly unknown[] | null {
   return [...new Set(typed)];
 }
 
+/** The bounds a QpPrivate declares on the key's field (public: explain shows them), or null. */
+function privateBoundsOf(ref: Reference): { lower: number; upper: number } | null {
+  const declared = ref.end.policy?.attributes.find((a) => a.kind === "private");
+  return declared && declared.kind === "private" ? { lower: declared.options.lower, upper: declared.options.upper } : null;
+}
+
 /**
  * A private Summary's group release (#45): its keys all declared (every key's values declared,
  * their combinations at most maxPrivateGroups) releases exactly the declared combinations, the
@@ -89,7 +96,15 @@ export function privateGroupRelease(s: Sanitizer, refs: readonly Reference[], ke
       s.privateAggregates.set(a.alias.trim(), { aggregator: Aggregator.Count, settings: cheapest.settings, entity: cheapest.entity, field: cheapest.field });
     }
   }
-  const keys = refs.map((ref, i) => ({ name: keyNames[i]!, declared: declaredValues(ref) }));
+  const merging = aggregates.filter((a) => a.alias).map((a) => ({ aggregator: a.aggregator, alias: a.alias!.trim(), private: s.privateAggregates.has(a.alias!.trim()) }));
+  const keys = refs.map((ref, i) => {
+    const name = keyNames[i]!;
+    const declared = declaredValues(ref);
+    if (declared) return { name, declared };
+    // A bounded generalization's buckets (private-buckets.ts): declared too.
+    const buckets = declaredBuckets(s.transforms.get(name)?.chain ?? null, privateBoundsOf(ref), merging, maxGroups);
+    return buckets ? { name, declared: buckets.declared, bucket: buckets.bucket } : { name, declared: null };
+  });
   const combinations = keys.reduce((n, k) => n * (k.declared?.length ?? Infinity), 1);
   const declared = combinations <= maxGroups;
   const epsilon = cheapest.settings.epsilon;

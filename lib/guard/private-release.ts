@@ -14,6 +14,7 @@ import { type PrivacyBlock, type PrivateAggregateRelease, type SummaryResult, pa
 import { countsTotal, pageOffset } from "../shapes/page.js";
 import { havingHolds } from "../memory/run-memory.js";
 import { compareNullable } from "../memory/values.js";
+import { mergeBuckets } from "./private-buckets.js";
 
 /**
  * Charges the ε of the request's private aggregates, per stored column (the sum of its
@@ -169,6 +170,8 @@ const keyOf = (values: readonly unknown[]) => JSON.stringify(values.map((v) => (
 export function releaseGroups(rows: Record<string, unknown>[], release: PrivateGroupRelease, aggregates: readonly { alias: string; aggregator: Aggregator }[]): Record<string, unknown>[] {
   if (rows.length > maxPrivateGroups) policyError(PolicyErrorCode.CapExceeded, `a private Summary releases at most ${maxPrivateGroups} groups; narrow it`, "groupBy");
   const names = release.keys.map((k) => k.name);
+  // Groups of stored values merged into their buckets first (a bounded generalization: private-buckets.ts).
+  if (release.keys.some((k) => k.bucket)) rows = mergeBuckets(rows, release.keys, aggregates, privateCountAlias);
   if (release.threshold) {
     const { epsilon, tau } = release.threshold;
     return rows.filter((row) => noisyCount(numberOf(row[privateCountAlias]), epsilon) >= tau);

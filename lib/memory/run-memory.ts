@@ -21,7 +21,7 @@ export interface MemoryOptions {
   readonly textCompare?: TextComparer;
 }
 
-const inMemoryQueryString = "-- evaluated in memory; no SQL";
+export const inMemoryQueryString = "-- evaluated in memory; no SQL";
 
 function sortKey(row: Row, value: ValueRef): unknown {
   if (value.kind === "column") return normalizedText(readColumn(follow(row, value.hops), value.column), value.column);

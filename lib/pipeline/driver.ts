@@ -34,6 +34,8 @@ import { type QuerySource, type ResolvedSource, isFreshBuilder, modelOfArray, re
 import { type CursorBinding, type CursorScope, cursorBindingOf, openCursor, withCursors } from "./cursor-page.js";
 import { type PageBy, isCursorPage } from "../shapes/shapes.js";
 import { Codes, fail } from "../errors/codes.js";
+import { describeStatement } from "../execute/run-sql.js";
+import { inMemoryQueryString } from "../memory/run-memory.js";
 import { Attr, SpanNames, annotateQuery, annotateResult, exportRun, queryRun, stage } from "../telemetry/spans.js";
 import { recordPlanCache } from "../telemetry/metrics.js";
 
@@ -82,6 +84,13 @@ export interface QueryGuard<D> {
   prepared(model: EntityModel, planned: Planned<D>): void;
   /** Before any statement of the request runs (a budget is charged here), or before a built query is handed out. */
   beforeRun(decided: D): Step<void>;
+  /**
+   * After beforeRun: an answer the guard already holds for this request (a private Summary's
+   * sticky answer, #45), given instead of running the request: no statement runs and
+   * transformResult is not called. `queryString`: the text the request would have returned as
+   * its queryString. Null: run the request.
+   */
+  answered(kind: ShapeKind, decided: D, queryString: () => string | null): ShapeResult<unknown> | null;
   /** The rows, as the caller may receive them. */
   transformResult<R extends ShapeResult<unknown>>(result: R, kind: ShapeKind, decided: D): Step<R>;
   /** A built query, as the guard pins it (forced predicates where the host cannot undo them). */
@@ -163,7 +172,8 @@ function* onSource<D, R>(resolved: ResolvedSource, request: PipelineRequest, gua
   }
   const { planned, cursor } = yield* plannedOf(resolved, request, guard);
   if (stop.to === "statements") return { statements: statementsOf(planned.prepared), decided: planned.decided };
-  return yield* ranAndTransformed(guard, kind, planned.decided, cursor, () => runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString));
+  const queryString = () => (getQueryString ? describeStatement(statementsOf(planned.prepared).data) : null);
+  return yield* ranAndTransformed(guard, kind, planned.decided, cursor, () => runPrepared(resolved.connection, planned.prepared, request.typed, getQueryString), queryString);
 }
 
 /**
@@ -210,14 +220,16 @@ function* onArray<D>(rows: readonly object[], request: PipelineRequest, guard: Q
     const deciding = guard.decide(model, kind, parsed, getQueryString, false);
     const decided = deciding instanceof Promise ? (yield deciding) as D : deciding;
     const cursor = cursorBindingOf(model, kind, parsed, "memory", () => guard.cursors(decided));
-    return yield* ranAndTransformed(guard, kind, decided, cursor, () => runPlanInMemory(rows, stage(SpanNames.plan, () => planOf(guard, model, kind, parsed, decided, openCursor(cursor))), request.typed, getQueryString, memory));
+    return yield* ranAndTransformed(guard, kind, decided, cursor, () => runPlanInMemory(rows, stage(SpanNames.plan, () => planOf(guard, model, kind, parsed, decided, openCursor(cursor))), request.typed, getQueryString, memory), () => (getQueryString ? inMemoryQueryString : null));
   })());
 }
 
-/** The guard's charge, the run, a cursor page's cursors, and the guard's pass over the rows. */
-function* ranAndTransformed<D>(guard: QueryGuard<D>, kind: ShapeKind, decided: D, cursor: CursorBinding | null, run: () => Step<ShapeResult<unknown>>): Steps<ShapeResult<unknown>> {
+/** The guard's charge, the run (unless the guard holds the answer), a cursor page's cursors, and the guard's pass over the rows. */
+function* ranAndTransformed<D>(guard: QueryGuard<D>, kind: ShapeKind, decided: D, cursor: CursorBinding | null, run: () => Step<ShapeResult<unknown>>, queryString: () => string | null): Steps<ShapeResult<unknown>> {
   const charged = guard.beforeRun(decided);
   if (charged instanceof Promise) yield charged;
+  const answered = guard.answered(kind, decided, queryString);
+  if (answered !== null) return answered;
   const running = run();
   const result = withCursors(running instanceof Promise ? (yield running) as ShapeResult<unknown> : running, cursor);
   const transformed = guard.transformResult(result, kind, decided);

@@ -55,6 +55,7 @@ export const unguarded: QueryGuard<null> = {
   reused: () => {},
   prepared: () => {},
   beforeRun: () => {},
+  answered: () => null,
   transformResult: <R>(result: R) => result,
   transformBuilt: () => {},
   settle: () => {},

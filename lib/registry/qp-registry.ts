@@ -30,6 +30,13 @@ export interface GeneralizeOptions extends TransformOptions {
   readonly step?: number;
   readonly part?: DatePart;
   readonly decimals?: number;
+  /**
+   * Bucket only: the public range of the field's values (both or neither). A private Summary
+   * grouped by the field releases every bucket from lower's to upper's, empty ones too, as
+   * declared keys (#45); without them (nor QpPrivate bounds) its buckets are free-form keys.
+   */
+  readonly lower?: number;
+  readonly upper?: number;
 }
 
 export interface IValueTransformer {

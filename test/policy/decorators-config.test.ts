@@ -305,6 +305,11 @@ describe("Policy decorators: misuse at class definition", () => {
     expectMisuse(() => { class DatePartNone { @QpGeneralize({ mode: GeneralizeMode.DatePart }) born!: Date; } return DatePartNone; }, "DatePartNone.born", /DatePart needs a part/);
     expectMisuse(() => { class DecimalsBad { @QpGeneralize({ mode: GeneralizeMode.Round, decimals: -1 }) age!: number; } return DecimalsBad; }, "DecimalsBad.age", /decimals/);
     expectMisuse(() => { class ModeUnknown { @QpGeneralize({ mode: "Blur" as GeneralizeMode }) age!: number; } return ModeUnknown; }, "ModeUnknown.age", /unknown mode "Blur"/);
+    // A Bucket's public range (#45): both bounds, finite, in order, on a Bucket only.
+    expectMisuse(() => { class BoundAlone { @QpGeneralize({ mode: GeneralizeMode.Bucket, step: 10, lower: 0 }) age!: number; } return BoundAlone; }, "BoundAlone.age", /lower and upper go together/);
+    expectMisuse(() => { class BoundsReversed { @QpGeneralize({ mode: GeneralizeMode.Bucket, step: 10, lower: 5, upper: 1 }) age!: number; } return BoundsReversed; }, "BoundsReversed.age", /lower at most upper/);
+    expectMisuse(() => { class BoundsInfinite { @QpGeneralize({ mode: GeneralizeMode.Bucket, step: 10, lower: 0, upper: Infinity }) age!: number; } return BoundsInfinite; }, "BoundsInfinite.age", /finite bounds of a Bucket/);
+    expectMisuse(() => { class BoundsOnRound { @QpGeneralize({ mode: GeneralizeMode.Round, step: 10, lower: 0, upper: 100 }) age!: number; } return BoundsOnRound; }, "BoundsOnRound.age", /bounds of a Bucket/);
   });
 
   it("the other decorators refuse their misuses", () => {

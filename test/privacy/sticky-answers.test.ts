@@ -5,14 +5,16 @@
 // nothing) is a new answer and pays. Two engines (two replicas) sharing one relational ledger
 // (QpTypeOrmBudgetLedger: the target's database; SQLite for the memory target), and two sharing
 // one Redis ledger, with one privacyKey: the second replica gets the first one's answer and
-// charges nothing; with another privacyKey it would pay (the key must be shared).
+// charges nothing; with another privacyKey it would pay (the key must be shared). A sticky hit runs
+// no statement (counted by the DataSource's logger; on memory, reads of the private column).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import type { DataSource, ObjectLiteral } from "typeorm";
+import type { DataSource, Logger, ObjectLiteral } from "typeorm";
 import { type GuardedQuery, type IQpBudgetLedger, QpConfigurationError, QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, QpTypeOrmBudgetLedger, applyPolicy } from "../../lib/index.js";
 import { QpRedisBudgetLedger } from "../../lib/budget/redis-ledger.js";
 import { describeOnTargets, targets } from "../support/targets.js";
+import { RecordingLogger } from "../support/query-logging.js";
 import { openIsolatedDatabase } from "../support/databases.js";
 import type { Dialect } from "../support/target-list.js";
 import { CountingLedger, PaAccount, privacyCatalogue, privacyData, privacyDatabase } from "./domain.js";
@@ -66,6 +68,45 @@ describeOnTargets("Private aggregates: sticky answers", targets, privacyDatabase
     // Another caller is another scope: its own answer, its own charge.
     const ben = await run(await caller(e, "ben"), asked);
     assert.deepEqual([ben.privacy.cached, ledger.charges.length], [false, 3]);
+  });
+
+  /**
+   * What `shape` costs the source: the statements the database runs (its logger's count), or on
+   * memory the reads of the private column from the rows (getters on each row).
+   */
+  async function counted(context: QpPolicyContext, shape: object): Promise<{ result: Result; count: number }> {
+    if (target === "memory") {
+      let reads = 0;
+      const rows = privacyData().accounts.map((a) => {
+        const balance = a.balance;
+        return Object.defineProperty(a, "balance", { get: () => (reads++, balance), enumerable: true });
+      });
+      const result = (await applyPolicy(rows as unknown as Row[], context).toListAsync(shape as never)) as unknown as Result;
+      return { result, count: reads };
+    }
+    const ds = dataSource() as unknown as { logger: Logger };
+    const original = ds.logger;
+    const recording = new RecordingLogger();
+    ds.logger = recording;
+    try {
+      return { result: await run(context, shape), count: recording.queries.length };
+    } finally {
+      ds.logger = original;
+    }
+  }
+
+  it("a sticky hit runs no statement (reads no row) and costs nothing; a miss runs one", async () => {
+    const ledger = new CountingLedger();
+    const e = engine(ledger);
+    const dee = await caller(e, `dee-${randomUUID()}`);
+    const miss = await counted(dee, asked);
+    const hit = await counted(dee, reordered);
+    if (target === "memory") assert.ok(miss.count >= privacyData().accounts.length, `a miss reads every row's balance (${miss.count} reads)`);
+    else assert.equal(miss.count, 1, "a miss runs the Summary's one statement (its groups; paged after release)");
+    assert.equal(hit.count, 0, "a sticky hit runs nothing");
+    assert.deepEqual([miss.result.privacy.cached, hit.result.privacy.cached, hit.result.privacy.epsilonCharged], [false, true, 0]);
+    assert.equal(JSON.stringify(hit.result.data), JSON.stringify(miss.result.data));
+    assert.equal(ledger.charges.length, 1, "charged once");
   });
 
   it("two replicas sharing one relational ledger and one privacyKey give one answer, charged once", async function () {

@@ -226,13 +226,14 @@ describe("Telemetry: metrics", () => {
       const engine = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", caps: { minGroupSize: 1 }, privacyBudget: { limit: 0.5 } }, { ruleStore: new QpInMemoryRuleStore() });
       await engine.upsertRuleAsync({ subjectKind: QpSubjectKind.Role, subject: "analyst", entity: "accounts", field: "score", effect: "Private" as never, private: scoreBounds });
       const context = await engine.prepareAsync(new QpPolicyContext().withSubject(QpSubjectKind.Role, "analyst").withSubject(QpSubjectKind.User, "u-metrics-8"));
-      const summary = { groupBy: { fields: ["segment"], aggregateBy: [{ field: "score", alias: "total", aggregator: "Sumation" }] } };
-      const run = () => applyPolicy(privacyData().accounts as unknown as object[], context).toListAsync(summary as never);
+      // Each Summary another (its alias): the same one again would be its sticky answer, free.
+      const summary = (i: number) => ({ groupBy: { fields: ["segment"], aggregateBy: [{ field: "score", alias: `total${i}`, aggregator: "Sumation" }] } });
+      const run = (i: number) => () => applyPolicy(privacyData().accounts as unknown as object[], context).toListAsync(summary(i) as never);
       const before = await capture.collect();
       // 0.25 ε a Summary (scoreBounds): two fit in 0.5, the third is refused.
-      await run();
-      await run();
-      await expectPolicyError(run, PolicyErrorCode.PrivacyBudgetExhausted);
+      await run(1)();
+      await run(2)();
+      await expectPolicyError(run(3), PolicyErrorCode.PrivacyBudgetExhausted);
       const after = await capture.collect();
       const charges = (outcome: string) => grew(before, after, MetricNames.budgetCharges, { [MetricAttr.budgetKind]: "privacy", [MetricAttr.budgetOutcome]: outcome });
       assert.deepEqual([charges("charged"), charges("exhausted"), charges("unavailable")], [2, 1, 0]);

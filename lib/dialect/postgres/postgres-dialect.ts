@@ -76,6 +76,12 @@ export const postgres: SqlDialect = {
   uuidType: "uuid",
   average: (e) => `AVG(CAST(${e} AS double precision))`,
   decimal: (e) => `CAST(${e} AS numeric)`,
+  // Cast to the column's own type: an int4 column's clamp stays int4 and SUM gives bigint, an int8's numeric (exact either way).
+  integerBound: (type, lower, upper) => {
+    const range = type === null ? undefined : integerRanges[type];
+    if (!range || !Number.isSafeInteger(lower) || !Number.isSafeInteger(upper) || lower < range.min || upper > range.max) return null;
+    return (placeholder) => `CAST(${placeholder} AS ${type})`;
+  },
   // No MIN/MAX for boolean: the smallest is "all true", the largest "any true".
   booleanExtreme: (e, largest) => (largest ? `BOOL_OR(${e})` : `BOOL_AND(${e})`),
   // A fraction, or a whole number out of the 4-byte range, against an integer column needs a cast
