@@ -35,11 +35,11 @@ export const MetricNames = {
   planCacheLookups: "querylib.plan_cache.lookups",
   /** Observable gauge (By): the estimated bytes the plan caches hold. */
   planCacheUsage: "querylib.plan_cache.usage",
-  /** Observable gauge (s): age of each engine's rule snapshot. */
+  /** Observable gauge (s): age of the oldest rule snapshot in use among the process's live engines. */
   snapshotAge: "querylib.rules.snapshot.age",
-  /** Observable gauge: version of each engine's rule snapshot. */
+  /** Observable gauge: the lowest rule snapshot version in use among the process's live engines. */
   snapshotVersion: "querylib.rules.snapshot.version",
-  /** Observable gauge: 1 for each engine's notification channel state (the others are not reported). */
+  /** Observable gauge: how many live engines are in each notification channel state (by state). */
   notificationState: "querylib.rules.notifications.state",
   /** Counters: audit events handed to the sink, written by it, whose write failed, and drained with no sink to write them. */
   auditQueued: "querylib.audit.events.queued",
@@ -64,7 +64,6 @@ export const MetricAttr = {
   feature: "querylib.feature",
   action: "querylib.action",
   cacheResult: "querylib.plan_cache.result",
-  engine: "querylib.engine.id",
   notificationState: "querylib.rules.notifications.state",
   budgetKind: "querylib.budget.kind",
   budgetOutcome: "querylib.budget.outcome",
@@ -104,14 +103,34 @@ export interface ObservedSnapshots {
   health(): { readonly snapshotVersion: number; readonly snapshotAgeMs: number; readonly notifications: string };
 }
 
-/** Engines whose snapshots the gauges report, held weakly: an engine dropped by its host leaves the gauges. */
-const observed: { readonly id: number; readonly source: WeakRef<ObservedSnapshots> }[] = [];
-let nextEngineId = 1;
+/**
+ * Engines whose snapshots the gauges report, held weakly: an engine dropped by its host leaves the
+ * gauges. The gauges report the process as a whole (the oldest snapshot, the lowest version, the
+ * number of engines per channel state), never one series per engine: a host (or a test run) that
+ * makes thousands of engines would otherwise grow the series without bound, and a metric's
+ * attributes must stay few (the SDK folds the excess into an overflow series).
+ */
+const observed = new Set<WeakRef<ObservedSnapshots>>();
 
 /** Reports an engine's rule snapshot (age, version, notification state) on the observable gauges. */
 export function observeSnapshots(source: ObservedSnapshots): void {
-  for (let i = observed.length - 1; i >= 0; i--) if (observed[i]!.source.deref() === undefined) observed.splice(i, 1);
-  observed.push({ id: nextEngineId++, source: new WeakRef(source) });
+  for (const ref of observed) if (ref.deref() === undefined) observed.delete(ref);
+  observed.add(new WeakRef(source));
+}
+
+/** Stops reporting a source (tests that observe a stand-in engine; an engine is forgotten when collected). */
+export function forgetSnapshots(source: ObservedSnapshots): void {
+  for (const ref of observed) if (ref.deref() === source || ref.deref() === undefined) observed.delete(ref);
+}
+
+function liveSnapshots(): ReturnType<ObservedSnapshots["health"]>[] {
+  const health: ReturnType<ObservedSnapshots["health"]>[] = [];
+  for (const ref of observed) {
+    const source = ref.deref();
+    if (source) health.push(source.health());
+    else observed.delete(ref);
+  }
+  return health;
 }
 
 const bucketsSeconds = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -121,18 +140,22 @@ function create(meter: Meter): Instruments {
   const count = (name: string, description: string, unit = "{event}") => meter.createCounter(name, { description, unit, valueType: ValueType.INT });
   const usage = meter.createObservableGauge(MetricNames.planCacheUsage, { description: "Estimated bytes the plan caches hold", unit: "By", valueType: ValueType.INT });
   usage.addCallback((result) => result.observe(cacheBudgets.plans.used));
-  const age = meter.createObservableGauge(MetricNames.snapshotAge, { description: "Age of the rule snapshot in use", unit: "s", valueType: ValueType.DOUBLE });
-  const version = meter.createObservableGauge(MetricNames.snapshotVersion, { description: "Version of the rule snapshot in use", unit: "{version}", valueType: ValueType.INT });
-  const state = meter.createObservableGauge(MetricNames.notificationState, { description: "The rule change channel's state (1 for the current one)", unit: "1", valueType: ValueType.INT });
-  const each = (report: (result: ObservableResult, health: ReturnType<ObservedSnapshots["health"]>, engine: Attributes) => void) => (result: ObservableResult) => {
-    for (const { id, source } of observed) {
-      const engine = source.deref();
-      if (engine) report(result, engine.health(), { [MetricAttr.engine]: id });
-    }
-  };
-  age.addCallback(each((result, health, engine) => result.observe(health.snapshotAgeMs / 1000, engine)));
-  version.addCallback(each((result, health, engine) => result.observe(health.snapshotVersion, engine)));
-  state.addCallback(each((result, health, engine) => result.observe(1, { ...engine, [MetricAttr.notificationState]: health.notifications })));
+  const age = meter.createObservableGauge(MetricNames.snapshotAge, { description: "Age of the oldest rule snapshot in use", unit: "s", valueType: ValueType.DOUBLE });
+  const version = meter.createObservableGauge(MetricNames.snapshotVersion, { description: "Lowest rule snapshot version in use", unit: "{version}", valueType: ValueType.INT });
+  const state = meter.createObservableGauge(MetricNames.notificationState, { description: "Live engines in each rule change channel state", unit: "{engine}", valueType: ValueType.INT });
+  age.addCallback((result) => {
+    const live = liveSnapshots();
+    if (live.length > 0) result.observe(Math.max(...live.map((h) => h.snapshotAgeMs)) / 1000);
+  });
+  version.addCallback((result) => {
+    const live = liveSnapshots();
+    if (live.length > 0) result.observe(Math.min(...live.map((h) => h.snapshotVersion)));
+  });
+  state.addCallback((result) => {
+    const engines = new Map<string, number>();
+    for (const h of liveSnapshots()) engines.set(h.notifications, (engines.get(h.notifications) ?? 0) + 1);
+    for (const [channel, count] of engines) result.observe(count, { [MetricAttr.notificationState]: channel });
+  });
   return {
     requestDuration: seconds(MetricNames.requestDuration, "Duration of a QueryLib query run"),
     stageDuration: seconds(MetricNames.stageDuration, "Duration of one stage of a query run"),

@@ -13,7 +13,7 @@ import {
   type IQpBudgetLedger, type IQpTokenVault, MaskStrategy, PolicyErrorCode, type PolicyTrace, QpEntityCatalogue, QpInMemoryBudgetLedger, QpInMemoryTokenVault, QpMask,
   QpInMemoryRuleStore, QpPolicyContext, QpPolicyEngine, QpSubjectKind, applyPolicy, type QpAuditEvent, QpAudit, PolicyFeature, LogicException, PolicyException,
 } from "../../lib/index.js";
-import { MetricAttr, MetricNames, meters, outcomeOf, refusalCode } from "../../lib/telemetry/metrics.js";
+import { MetricAttr, MetricNames, forgetSnapshots, meters, observeSnapshots, outcomeOf, refusalCode } from "../../lib/telemetry/metrics.js";
 import { drainAuditEvents } from "../../nest-module/audit.js";
 import { type QpRequestScope, scopeOf } from "../../nest-module/request-scope.js";
 import { type Dialect, openIsolatedDatabase } from "../support/databases.js";
@@ -113,16 +113,12 @@ describe("Telemetry: metrics", () => {
       assert.ok([...expected.keys()].some((k) => k.endsWith("|Injected")) && [...expected.keys()].some((k) => k.endsWith("|Allowed")), [...expected.keys()].join(", "));
       assert.deepEqual(decisionsGrown(before, after, PATIENTS), expected);
 
-      // The rule snapshot gauges report each live engine; this one was made last, so its id is the
-      // highest (version 0: no rule written; its channel: polling only).
-      const ids = after.filter((p) => p.name === MetricNames.snapshotVersion).map((p) => p.attributes[MetricAttr.engine] as number);
-      assert.ok(ids.length >= 1 && ids.every((id) => Number.isInteger(id)));
-      const mine = { [MetricAttr.engine]: Math.max(...ids) };
-      const only = (name: string) => after.filter((p) => p.name === name && p.attributes[MetricAttr.engine] === mine[MetricAttr.engine]);
-      assert.deepEqual(only(MetricNames.snapshotVersion).map((p) => p.value), [0]);
-      const [age] = only(MetricNames.snapshotAge);
-      assert.ok(age && age.unit === "s" && age.value >= 0);
-      assert.deepEqual(only(MetricNames.notificationState).map((p) => [p.attributes[MetricAttr.notificationState], p.value]), [["polling-only", 1]]);
+      // The rule snapshot gauges report the process's live engines as a whole (this one among
+      // them): no attribute but the channel state, whatever the number of engines.
+      const gauges = after.filter((p) => p.name === MetricNames.snapshotAge || p.name === MetricNames.snapshotVersion || p.name === MetricNames.notificationState);
+      assert.ok(gauges.every((p) => Object.keys(p.attributes).every((k) => k === MetricAttr.notificationState)), JSON.stringify(gauges.map((p) => p.attributes)));
+      assert.equal(after.filter((p) => p.name === MetricNames.snapshotVersion).length, 1);
+      assert.ok(total(after, MetricNames.notificationState, { [MetricAttr.notificationState]: "polling-only" }) >= 1, "this engine polls only");
     });
 
     it("an entity that is not exposed: its decisions by its class name, without fields", async () => {
@@ -262,6 +258,28 @@ describe("Telemetry: metrics", () => {
       );
       assert.equal(grew(before, after, MetricNames.stageDuration, { [MetricAttr.stage]: "audit", [MetricAttr.outcome]: "error" }), 1);
     });
+  });
+});
+
+describe("Telemetry: the rule snapshot gauges", () => {
+  const capture = captureMetrics();
+  it("report the process's engines as a whole (oldest snapshot, lowest version, engines per channel state), one series each however many engines live", async () => {
+    const standIns = Array.from({ length: 3000 }, (_, i) => ({ health: () => ({ snapshotVersion: 1_000_000 + i, snapshotAgeMs: i, notifications: "stand-in" }) }));
+    const oldest = { health: () => ({ snapshotVersion: -7, snapshotAgeMs: 9e12, notifications: "stand-in-oldest" }) };
+    for (const s of [...standIns, oldest]) observeSnapshots(s);
+    assert.ok(meters(), "the instruments, made for this file's provider");
+    try {
+      const points = await capture.collect();
+      const of = (name: string) => points.filter((p) => p.name === name);
+      assert.deepEqual(of(MetricNames.snapshotVersion).map((p) => p.value), [-7], "the lowest version in use");
+      assert.deepEqual(of(MetricNames.snapshotAge).map((p) => p.value), [9e9], "the oldest snapshot, in seconds");
+      assert.equal(total(points, MetricNames.notificationState, { [MetricAttr.notificationState]: "stand-in" }), 3000);
+      assert.equal(total(points, MetricNames.notificationState, { [MetricAttr.notificationState]: "stand-in-oldest" }), 1);
+      assert.ok(points.every((p) => !Object.keys(p.attributes).some((k) => k.startsWith("otel."))), "no overflow series");
+    } finally {
+      // (A cumulative reader keeps a series' last value once seen: the channel states are few.)
+      for (const s of [...standIns, oldest]) forgetSnapshots(s);
+    }
   });
 });
 
