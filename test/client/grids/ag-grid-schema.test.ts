@@ -1,6 +1,7 @@
 // The AG Grid adapter driven by a caller's schema (#46): column definitions for the sample app's
-// Ben (analyst, under inference protection) and Cleo (support) read from the live schema
-// endpoint; what the schema withholds is never offered, and a request that uses it anyway is
+// Ada (admin: her balance generalized to a range of 1,000 under inference protection), Ben
+// (analyst: masked name, tokenized national id, birth year; his balance private since #45) and
+// Cleo (support) read from the live schema endpoint; what the schema withholds is never offered, and a request that uses it anyway is
 // refused before the round trip, naming its column; a QueryLib error coming back names its
 // column again. Also the core's time zones, blocks and error paths.
 import assert from "node:assert/strict";
@@ -34,7 +35,7 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
   this.timeout(60_000);
   let s: SampleApp;
   const schemas: Record<string, GridSchema> = {};
-  const tokens = { ben: "dev-ben", cleo: "dev-cleo" } as const;
+  const tokens = { ada: "dev-ada", ben: "dev-ben", cleo: "dev-cleo" } as const;
 
   before(async () => {
     s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
@@ -48,7 +49,7 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
 
   const defsOf = (user: keyof typeof tokens) => new Map(columnDefsFromSchema(schemas[user]!).map((d) => [d.colId!, d]));
 
-  for (const user of ["ben", "cleo"] as const) {
+  for (const user of ["ada", "ben", "cleo"] as const) {
     it(`${user}: every column def offers only what the schema allows (filter options, sort, group, aggregates, visibility)`, () => {
       const defs = defsOf(user);
       assert.deepEqual([...defs.keys()].sort(), schemas[user]!.fields.map((f) => f.path).sort());
@@ -86,12 +87,25 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
     assert.deepEqual([d.sortable, d.enableRowGroup, d.enableValue, d.allowedAggFuncs], [false, false, false, undefined]);
   });
 
-  it("generalized balance: no sort, no sum or average under inference protection; count, min, max, first, last remain", () => {
-    const d = defsOf("ben").get("balance")!;
+  it("Ada's generalized balance: no sort, no sum or average under inference protection; count, min, max, first, last remain", () => {
+    const f = schemas["ada"]!.fields.find((x) => x.path === "balance")!;
+    assert.deepEqual([f.transforms, f.inference?.summable, f.private ?? null], [["Generalize:Bucket"], false, null], "the premise: generalized, not summable, not private");
+    const d = defsOf("ada").get("balance")!;
     assert.equal(d.sortable, false);
     assert.deepEqual(d.allowedAggFuncs, ["count", "first", "last", "min", "max"]);
     assert.equal(d.filter, "agNumberColumnFilter");
     assert.ok(!((d.filterParams as { filterOptions: string[] }).filterOptions).includes("notEqual"));
+  });
+
+  it("Ben's private balance (#45): not filtered, sorted, grouped or shown; the aggregates offered are the schema's private ones (count, sum, average)", () => {
+    const f = schemas["ben"]!.fields.find((x) => x.path === "balance")!;
+    assert.deepEqual([f.features, f.operators], [["Aggregate"], []], "the premise: only aggregated");
+    assert.deepEqual(f.private?.aggregators, ["Count", "CountDistinct", "Sumation", "Average"]);
+    const d = defsOf("ben").get("balance")!;
+    assert.deepEqual([d.filter, d.sortable, d.enableRowGroup, d.hide], [false, false, false, true]);
+    assert.deepEqual(d.allowedAggFuncs, ["count", "sum", "avg"]);
+    const querylib = { count: "Count", sum: "Sumation", avg: "Average" } as Record<string, string>;
+    for (const agg of d.allowedAggFuncs!) assert.ok(f.private!.aggregators.includes(querylib[agg]!), agg);
   });
 
   it("a set filter (Enterprise) lists allowedValues; a column without them lists a guarded Summary's groups (above the group floor), or is refused", async () => {
@@ -144,23 +158,26 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
       return { calls, transport };
     };
     const base = { startRow: 0, endRow: 100, rowGroupCols: [], valueCols: [], pivotCols: [], pivotMode: false, groupKeys: [], filterModel: null, sortModel: [] };
-    const cases: [string, object, string, string][] = [
+    const cases: [string, object, string, string, (keyof typeof tokens)?][] = [
       ["contains on Ben's masked name", { filterModel: { name: { filterType: "text", type: "contains", filter: "a" } } }, "GridOperatorNotAllowed", "name"],
       ["notBlank on Ben's masked name (needs NotEqual \"\")", { filterModel: { name: { filterType: "text", type: "notBlank" } } }, "GridOperatorNotAllowed", "name"],
-      ["notEqual on the generalized balance", { filterModel: { balance: { filterType: "number", type: "notEqual", filter: 1000 } } }, "GridOperatorNotAllowed", "balance"],
-      ["a sort on the generalized balance", { sortModel: [{ colId: "balance", sort: "asc" }] }, "GridSortNotAllowed", "balance"],
+      ["notEqual on Ada's generalized balance", { filterModel: { balance: { filterType: "number", type: "notEqual", filter: 1000 } } }, "GridOperatorNotAllowed", "balance", "ada"],
+      ["a sort on Ada's generalized balance", { sortModel: [{ colId: "balance", sort: "asc" }] }, "GridSortNotAllowed", "balance", "ada"],
+      ["a filter on Ben's private balance, on a boundary", { filterModel: { balance: { filterType: "number", type: "greaterThan", filter: 1000 } } }, "GridFilterNotAllowed", "balance"],
+      ["a sort on Ben's private balance", { sortModel: [{ colId: "balance", sort: "asc" }] }, "GridSortNotAllowed", "balance"],
+      ["grouping by Ben's private balance", { rowGroupCols: [{ id: "balance", displayName: "Balance", field: "balance" }] }, "GridGroupNotAllowed", "balance"],
       ["grouping by the masked name", { rowGroupCols: [{ id: "name", displayName: "Name", field: "name" }] }, "GridGroupNotAllowed", "name"],
-      ["a sum of the generalized balance", { rowGroupCols: [{ id: "segment", displayName: "Segment", field: "segment" }], valueCols: [{ id: "balance", displayName: "Balance", field: "balance", aggFunc: "sum" }] }, "GridAggregateNotAllowed", "balance"],
+      ["a sum of Ada's generalized balance", { rowGroupCols: [{ id: "segment", displayName: "Segment", field: "segment" }], valueCols: [{ id: "balance", displayName: "Balance", field: "balance", aggFunc: "sum" }] }, "GridAggregateNotAllowed", "balance", "ada"],
       ["eleven ids in one set (maxInValues 10)", { filterModel: { nationalId: { filterType: "set", values: Array.from({ length: 11 }, (_, i) => `t${i}`) } } }, "GridInvalidValue", "nationalId"],
       ["a column the schema does not offer", { filterModel: { salary: { filterType: "number", type: "equals", filter: 1 } } }, "GridColumnUnknown", "salary"],
       ["a relative date option", { filterModel: { createdAt: { filterType: "date", type: "last7Days" } } }, "GridUnsupportedFilter", "createdAt"],
       ["a number that is not one", { filterModel: { id: { filterType: "number", type: "equals", filter: "ten" } } }, "GridInvalidValue", "id"],
       ["a nested Advanced Filter with one refused leaf", { filterModel: { filterType: "join", type: "AND", conditions: [{ filterType: "join", type: "OR", conditions: [{ filterType: "text", colId: "segment", type: "equals", filter: "Retail" }, { filterType: "text", colId: "notes", type: "startsWith", filter: "x" }] }] } }, "GridOperatorNotAllowed", "notes"],
     ];
-    for (const [name, parts, code, column] of cases) {
+    for (const [name, parts, code, column, user = "ben"] of cases) {
       it(name, async () => {
         const { calls, transport } = counting();
-        const core = new GridCore(schemas["ben"]!, { timeZone: "UTC" });
+        const core = new GridCore(schemas[user]!, { timeZone: "UTC" });
         await assert.rejects(serverSideRows(core, transport, { ...base, ...parts } as never), (e: unknown) => {
           assert.ok(e instanceof GridRefusal, String(e));
           assert.deepEqual([e.code, e.column], [code, column], e.message);
@@ -171,9 +188,9 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
     }
   });
 
-  it("a QueryLib refusal over HTTP names the grid column: a range on Ben's balance off its 1000 boundaries", async () => {
-    const core = new GridCore(schemas["ben"]!, { timeZone: "UTC" });
-    const transport = httpTransport(`${s.url}/api/customers`, { headers: { authorization: "Bearer dev-ben" } });
+  it("a QueryLib refusal over HTTP names the grid column: a range on Ada's generalized balance off its 1000 boundaries", async () => {
+    const core = new GridCore(schemas["ada"]!, { timeZone: "UTC" });
+    const transport = httpTransport(`${s.url}/api/customers`, { headers: { authorization: "Bearer dev-ada" } });
     const request = { startRow: 0, endRow: 100, rowGroupCols: [], valueCols: [], pivotCols: [], pivotMode: false, groupKeys: [], sortModel: [], filterModel: { segment: { filterType: "text", type: "equals", filter: "retail" }, balance: { filterType: "number", type: "greaterThan", filter: 1500 } } };
     await assert.rejects(serverSideRows(core, transport, request as never), (e: unknown) => {
       assert.ok(e instanceof GridQueryError, String(e));
@@ -302,6 +319,6 @@ describe("querylib/client/ag-grid at run time", () => {
     };
     visit(entry);
     assert.deepEqual([...bare], []);
-    assert.deepEqual([...files].map((f) => f.split("/dist/lib/")[1]).sort(), ["client/grids/ag-grid.js", "client/grids/core.js", "errors/logic-exception.js", "shapes/enums.js", "shapes/operator-table.js"]);
+    assert.deepEqual([...files].map((f) => f.split("/dist/lib/")[1]).sort(), ["client/grids/ag-grid.js", "client/grids/core.js", "client/grids/http.js", "errors/logic-exception.js", "shapes/enums.js", "shapes/operator-table.js"]);
   });
 });

@@ -1,6 +1,7 @@
 // The MUI and Refine adapters driven by a caller's schema (#46): MUI column definitions for the
-// sample app's Ben (analyst, under inference protection) and Cleo (support) read from the live
-// schema endpoint offer nothing the schema withholds (operators, sort, group, aggregates,
+// sample app's Ada (admin: her balance generalized under inference protection), Ben (analyst:
+// masked name, tokenized national id, birth year; his balance private since #45) and Cleo
+// (support) read from the live schema endpoint offer nothing the schema withholds (operators, sort, group, aggregates,
 // visibility); requests that use it anyway are refused before the round trip; the Refine provider
 // reads the schema itself, answers over HTTP, and turns the server's refusal into an HttpError
 // whose `errors` name the field from the error's path. Also: neither adapter loads anything at
@@ -43,7 +44,7 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
   this.timeout(60_000);
   let s: SampleApp;
   const schemas: Record<string, GridSchema> = {};
-  const tokens = { ben: "dev-ben", cleo: "dev-cleo" } as const;
+  const tokens = { ada: "dev-ada", ben: "dev-ben", cleo: "dev-cleo" } as const;
 
   before(async () => {
     s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
@@ -57,7 +58,7 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
 
   const columnsOf = (user: keyof typeof tokens) => new Map(columnsFromSchema(schemas[user]!).map((c) => [c.field, c]));
 
-  for (const user of ["ben", "cleo"] as const) {
+  for (const user of ["ada", "ben", "cleo"] as const) {
     it(`${user}: every MUI column offers only what the schema allows (filter operators, sort, group, aggregate, visibility)`, () => {
       const columns = columnsOf(user);
       assert.deepEqual([...columns.keys()].sort(), schemas[user]!.fields.filter((f) => f.dataType !== null).map((f) => f.path).sort());
@@ -90,11 +91,25 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
     assert.deepEqual(cleo.filterOperators!.map((o) => o.value), ["contains", "doesNotContain", "equals", "doesNotEqual", "startsWith", "endsWith", "isEmpty", "isNotEmpty", "isAnyOf"]);
     assert.deepEqual([ben.sortable, ben.groupable, ben.aggregable, ben.headerClassName], [false, false, false, "querylib-transformed"]);
     assert.deepEqual([cleo.sortable, cleo.groupable, cleo.headerClassName], [true, true, undefined]);
-    // Under inference protection the generalized balance is not sortable, offers no != and no sum or average.
-    const balance = columnsOf("ben").get("balance")!;
+  });
+
+  it("Ada's generalized balance under inference protection: not sortable, no != and no sum or average", () => {
+    const f = schemas["ada"]!.fields.find((x) => x.path === "balance")!;
+    assert.deepEqual([f.transforms, f.inference?.summable, f.private ?? null], [["Generalize:Bucket"], false, null], "the premise: generalized, not summable, not private");
+    const balance = columnsOf("ada").get("balance")!;
     assert.equal(balance.sortable, false);
-    assert.ok(!balance.filterOperators!.some((o) => o.value === "!="));
+    assert.ok(balance.filterOperators!.some((o) => o.value === ">") && !balance.filterOperators!.some((o) => o.value === "!="));
     assert.ok(!balance.querylib.aggregators.includes("Sumation") && !balance.querylib.aggregators.includes("Average"));
+  });
+
+  it("Ben's private balance (#45): not filterable, sortable, groupable or shown; its aggregators are the schema's private ones", () => {
+    const f = schemas["ben"]!.fields.find((x) => x.path === "balance")!;
+    assert.deepEqual([f.features, f.operators], [["Aggregate"], []], "the premise: only aggregated");
+    assert.deepEqual(f.private?.aggregators, ["Count", "CountDistinct", "Sumation", "Average"]);
+    const balance = columnsOf("ben").get("balance")!;
+    assert.deepEqual([balance.filterable, balance.filterOperators ?? [], balance.sortable, balance.groupable, balance.hideable], [false, [], false, false, false]);
+    assert.equal(visibilityFromSchema(schemas["ben"]!)["balance"], false);
+    assert.deepEqual([...balance.querylib.aggregators].sort(), [...f.private!.aggregators].sort());
   });
 
   it("MUI's default operators, when passed, keep their input components for the offered operators only", () => {
@@ -106,17 +121,19 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
   });
 
   describe("refused before the round trip, naming the column", () => {
-    const cases: [string, object, string, string][] = [
+    const cases: [string, object, string, string, (keyof typeof tokens)?][] = [
       ["contains on Ben's masked name", { filterModel: { items: [{ field: "name", operator: "contains", value: "a" }] } }, "GridOperatorNotAllowed", "name"],
-      ["!= on the generalized balance", { filterModel: { items: [{ field: "balance", operator: "!=", value: 1000 }] } }, "GridOperatorNotAllowed", "balance"],
-      ["a sort on the generalized balance", { sortModel: [{ field: "balance", sort: "asc" }] }, "GridSortNotAllowed", "balance"],
+      ["!= on Ada's generalized balance", { filterModel: { items: [{ field: "balance", operator: "!=", value: 1000 }] } }, "GridOperatorNotAllowed", "balance", "ada"],
+      ["a sort on Ada's generalized balance", { sortModel: [{ field: "balance", sort: "asc" }] }, "GridSortNotAllowed", "balance", "ada"],
+      ["> on Ben's private balance, on a boundary", { filterModel: { items: [{ field: "balance", operator: ">", value: 1000 }] } }, "GridFilterNotAllowed", "balance"],
+      ["a sort on Ben's private balance", { sortModel: [{ field: "balance", sort: "asc" }] }, "GridSortNotAllowed", "balance"],
       ["eleven national ids in one isAnyOf (maxInValues 10)", { filterModel: { items: [{ field: "nationalId", operator: "isAnyOf", value: Array.from({ length: 11 }, (_, i) => `t${i}`) }] } }, "GridInvalidValue", "nationalId"],
       ["an or with one refused item", { filterModel: { items: [{ field: "segment", operator: "is", value: "Retail" }, { field: "notes", operator: "startsWith", value: "x" }], logicOperator: "or" } }, "GridOperatorNotAllowed", "notes"],
     ];
-    for (const [name, parts, code, column] of cases) {
+    for (const [name, parts, code, column, user = "ben"] of cases) {
       it(name, async () => {
         const sent: unknown[] = [];
-        const source = createDataSource(schemas["ben"]!, async (r) => (sent.push(r), { data: [], totalCount: 0 }), { timeZone: "UTC" });
+        const source = createDataSource(schemas[user]!, async (r) => (sent.push(r), { data: [], totalCount: 0 }), { timeZone: "UTC" });
         await assert.rejects(source.getRows({ filterModel: { items: [] }, sortModel: [], start: 0, end: 9, paginationModel: { page: 0, pageSize: 10 }, ...parts } as never), (e: unknown) => {
           assert.ok(e instanceof GridRefusal, String(e));
           assert.deepEqual([e.code, String(e.column)], [code, column], e.message);
@@ -134,20 +151,22 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
     assert.ok((answer.rowCount ?? 0) >= answer.rows.length);
   });
 
-  it("Refine over HTTP: the schema read from the endpoint, Cleo's rows; Ben's range off the balance's boundaries is the server's refusal, with errors.balance", async () => {
+  it("Refine over HTTP: the schema read from the endpoint, Cleo's rows; Ada's range off her generalized balance's boundaries is the server's refusal, with errors.balance; Ben's private balance is refused before the fetch", async () => {
     const cleo = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-cleo" } });
     const list = await cleo.getList({ resource: "customers", filters: [{ field: "name", operator: "contains", value: "a" }], sorters: [{ field: "name", order: "asc" }], pagination: { currentPage: 1, pageSize: 5 } });
     assert.ok(list.data.length > 0 && list.data.every((r) => String(r["name"]).toLowerCase().includes("a")));
-    const ben = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ben" } });
-    await assert.rejects(ben.getList({ resource: "customers", filters: [{ field: "segment", operator: "eq", value: "retail" }, { field: "balance", operator: "gt", value: 1500 }] }), (e: RefineQueryLibError) => {
+    const ada = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ada" } });
+    await assert.rejects(ada.getList({ resource: "customers", filters: [{ field: "segment", operator: "eq", value: "retail" }, { field: "balance", operator: "gt", value: 1500 }] }), (e: RefineQueryLibError) => {
       assert.deepEqual([e.statusCode, e.column, Object.keys(e.errors ?? {})], [403, "balance", ["balance"]], `${e.code} at ${e.path}`);
       assert.ok(typeof e.message === "string" && e.message.length > 0);
       return true;
     });
-    // Refused before the fetch: contains on Ben's masked name (HttpError 400 naming it).
+    // Refused before the fetch: contains on Ben's masked name, and any condition on his private balance, even on a boundary (HttpError 400 naming it).
+    const ben = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ben" } });
     await assert.rejects(ben.getList({ resource: "customers", filters: [{ field: "name", operator: "contains", value: "a" }] }), (e: HttpError) => e.statusCode === 400 && Object.keys(e.errors ?? {}).join() === "name");
-    // The same request on a boundary is answered.
-    const ok = await ben.getList({ resource: "customers", filters: [{ field: "segment", operator: "eq", value: "retail" }, { field: "balance", operator: "gt", value: 1000 }] });
+    await assert.rejects(ben.getList({ resource: "customers", filters: [{ field: "balance", operator: "gt", value: 1000 }] }), (e: HttpError) => e.statusCode === 400 && Object.keys(e.errors ?? {}).join() === "balance");
+    // Ada's request on a boundary is answered.
+    const ok = await ada.getList({ resource: "customers", filters: [{ field: "segment", operator: "eq", value: "retail" }, { field: "balance", operator: "gt", value: 1000 }] });
     assert.ok(ok.data.length > 0 && ok.data.every((r) => r["segment"] === "Retail"));
   });
 
@@ -177,7 +196,7 @@ describe("querylib/client/mui and querylib/client/refine at run time", () => {
       };
       visit(entry);
       assert.deepEqual([...bare], []);
-      assert.deepEqual([...files].map((f) => f.split("/dist/lib/")[1]).sort(), [`client/grids/${entryName}`, "client/grids/core.js", "client/grids/tree.js", "errors/logic-exception.js", "shapes/enums.js", "shapes/operator-table.js"].sort());
+      assert.deepEqual([...files].map((f) => f.split("/dist/lib/")[1]).sort(), [`client/grids/${entryName}`, "client/grids/core.js", "client/grids/http.js", "client/grids/tree.js", "errors/logic-exception.js", "shapes/enums.js", "shapes/operator-table.js"].sort());
     });
   }
 });
