@@ -75,7 +75,7 @@ function grantKeys(s: Sanitizer, hops: readonly Hop[], members: readonly PolicyM
       const column = columnsOf(hop.to.scope, hop.to.target).find((c) => c.path === key.propertyPath);
       const member = column?.members[column.members.length - 1];
       if (!column || !member) continue;
-      const decision = s.decision(member, PolicyFeature.Select);
+      const decision = s.selectDecision(member);
       if (decision.effect !== PolicyEffect.Allow || outputChainOf(member, decision) !== null) continue;
       s.selectKeys.add(path);
       addRename(s.renames, [...members.slice(0, relations[i]! + 1), ...column.members]);
@@ -125,7 +125,7 @@ function defaultProjection(s: Sanitizer, kept: string[]): boolean {
 function selectColumn(s: Sanitizer, path: string, members: readonly PolicyMember[], kept: string[], where: string): void {
   const publicPath = members.map((m) => m.publicName).join(".");
   const end = members[members.length - 1]!;
-  const decision = s.decision(end, PolicyFeature.Select);
+  const decision = s.selectDecision(end);
   if (decision.effect === PolicyEffect.Deny) {
     s.record(publicPath, "Select", PolicyAction.Dropped, decision, !s.dryRun, `not selectable (${where} asked for the whole object)`, end);
     if (!s.dryRun) return;

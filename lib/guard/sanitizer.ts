@@ -190,6 +190,18 @@ export class Sanitizer {
     return this.decisions.decide(member, feature);
   }
 
+  /**
+   * The Select decision on a member, Deny when the field is private for the caller (#45: its
+   * values are what privacy hides), whatever the features decide: an explicit select (allow), the
+   * default projection and a whole object's columns (sanitize-selects.ts) and the keys a typed
+   * result adds all read it, so no path reads a private value into a row.
+   */
+  selectDecision(member: PolicyMember, decided: Decision = this.decision(member, PolicyFeature.Select)): Decision {
+    const privacy = this.decisions.privacy(member);
+    if (!privacy || decided.effect === PolicyEffect.Deny) return decided;
+    return { feature: PolicyFeature.Select, effect: PolicyEffect.Deny, level: privacy.level, source: privacy.source, overridden: [] };
+  }
+
   checkReference(ref: Reference, where: string): void {
     if (navigationDepth(ref) > this.options.caps.maxNavigationDepth) {
       const why = `"${ref.publicPath}" crosses ${navigationDepth(ref)} navigations; MaxNavigationDepth is ${this.options.caps.maxNavigationDepth}`;
@@ -212,9 +224,7 @@ export class Sanitizer {
         where, ref.publicPath, name, privacy, false, ref.end);
       return true; // a dry run goes on, as after any refusal it records
     }
-    if (privacy && feature === PolicyFeature.Select && decision.effect !== PolicyEffect.Deny) {
-      decision = { feature, effect: PolicyEffect.Deny, level: privacy.level, source: privacy.source, overridden: [] };
-    }
+    if (feature === PolicyFeature.Select) decision = this.selectDecision(ref.end, decision);
     // Ordering by a field the caller sees transformed ranks its stored values (decisions/inference.ts).
     const guard = feature === PolicyFeature.Order && decision.effect !== PolicyEffect.Deny ? this.guardOf(ref.end) : null;
     if (guard && !guard.orderable) decision = { feature, effect: PolicyEffect.Deny, level: null, source: guard.source, overridden: [] };

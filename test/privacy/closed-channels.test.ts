@@ -171,6 +171,24 @@ describeOnTargets("Private aggregates: the closed channels", targets, privacyDat
     await expectPolicyError(() => run(strictAnalyst, shape), PolicyErrorCode.FieldDeniedForSelect);
   });
 
+  it("a request without selects (the default projection) and a select of the whole object leave the private field out: its values never reach a row", async () => {
+    // The attack: no selects at all. The default projection decided each column's Select without
+    // the privacy override, so the analyst's rows carried every account's exact score.
+    const all = { conditionGroup: and(cond("id", "Equal", [7])) };
+    assert.equal((await run(clerk, all)).data[0]!.score, target7().score, "the clerk, for whom score is not private, reads it");
+    const rows = (await run(analyst, all)).data;
+    assert.equal(rows.length, 1);
+    assert.ok(!("score" in rows[0]!), `the analyst's row: ${JSON.stringify(rows[0])}`);
+    // Through a navigation: the branch's accounts, selected as a whole object.
+    const branch = target7().branchId;
+    const nested = await run(analyst, { conditionGroup: and(cond("id", "Equal", [branch])), selects: ["id", "accounts"] }, PaBranch);
+    const accounts = (nested.data[0]!.accounts ?? []) as Row[];
+    assert.ok(accounts.length > 0, "the accounts are read");
+    assert.ok(accounts.every((a) => !("score" in a)), `the analyst's accounts: ${JSON.stringify(accounts.slice(0, 2))}`);
+    const clerkAccounts = ((await run(clerk, { conditionGroup: and(cond("id", "Equal", [branch])), selects: ["id", "accounts"] }, PaBranch)).data[0]!.accounts ?? []) as Row[];
+    assert.ok(clerkAccounts.some((a) => typeof a.score === "number"), "the clerk's accounts carry their scores");
+  });
+
   it("a refused request charges no budget: the ledger sees no charge, and sees the charge of the same guess without the private condition", async () => {
     const ledger = new CountingLedger();
     const guarded = new QpPolicyEngine({ entities: privacyCatalogue(), lint: "off", inferenceProtection: true, guessBudget: { ledger, limit: 100 }, caps: { minGroupSize: 1 } }, { ruleStore: new QpInMemoryRuleStore() });
