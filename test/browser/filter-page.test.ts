@@ -3,41 +3,23 @@
 // TypeORM, agrees); switching the caller changes the editor without a reload; policy errors
 // appear next to the part they are about; every mode is photographed into test-output/.
 import { expect } from "chai";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { In, MoreThan } from "typeorm";
 import { Customer, Order } from "../../sample-app/domain/entities.js";
 import type { SampleApp } from "../../sample-app/main.js";
 import { FilterPage, buildTwoGroupFilter, cellText, flatRow } from "./filter-page.js";
-import { ConsoleWatch, callApi, launchChromium, requireChromium, screenshotPath, startApp } from "./support.js";
+import { type ConsoleWatch, callApi, screenshotPath, useAppPage } from "./support.js";
 
 describe("filter page (Chromium)", function () {
   let app: SampleApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let ui: FilterPage;
   let console_: ConsoleWatch;
-
-  before(async function () {
-    requireChromium(this);
-    app = await startApp();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    console_ = new ConsoleWatch(page, app.url);
+  useAppPage({ width: 1280, height: 800 }, async (session) => {
+    ({ app, page, console: console_ } = session);
     ui = new FilterPage(page, app.url);
     await ui.open();
   });
-
-  afterEach(() => context?.close());
 
   /** A test that also fails on any console error it did not provoke on purpose. */
   const check = (title: string, body: () => Promise<void>) => it(title, async () => {

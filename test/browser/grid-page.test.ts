@@ -5,41 +5,26 @@
 // segment with a Count and a Sum shows the API's groups; a filter the caller may not use (set
 // through the grid's API, as a restored grid state would) is refused in the page and never sent.
 import { expect } from "chai";
-import type { Browser, BrowserContext, Page, Request } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import type { SampleApp } from "../../sample-app/main.js";
-import { ConsoleWatch, callApi, launchChromium, requireChromium, screenshotPath, startApp } from "./support.js";
+import { type ConsoleWatch, callApi, screenshotPath, useAppPage } from "./support.js";
 
 interface PageColumn { colId: string; hide?: boolean; sortable?: boolean; filter?: unknown; filterParams?: { filterOptions?: string[] }; headerClass?: string }
 
 describe("grid page (Chromium)", function () {
   this.timeout(60_000);
   let app: SampleApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let console_: ConsoleWatch;
   /** Every POST the page made to the query API, with its body. */
   let posts: { url: string; body: unknown }[];
-
-  before(async function () {
-    requireChromium(this);
-    app = await startApp();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    console_ = new ConsoleWatch(page, app.url);
+  useAppPage({ width: 1280, height: 900 }, (session) => {
+    ({ app, page, console: console_ } = session);
     posts = [];
     page.on("request", (request: Request) => {
       if (request.method() === "POST" && request.url().includes("/api/")) posts.push({ url: request.url().slice(app.url.length), body: JSON.parse(request.postData() ?? "null") });
     });
   });
-  afterEach(() => context?.close());
 
   const seq = (name: string) => page.evaluate((n) => Number(document.body.dataset[n] ?? "0"), name);
   /** Waits for the next answer of the rows grid (data-rows-seq passing `after`). */

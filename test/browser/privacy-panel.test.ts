@@ -4,37 +4,22 @@
 // interval and the ε charged and left; run again, the stored answer, no ε charged. A Summary
 // without a private aggregate shows no panel.
 import { expect } from "chai";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { SampleApp } from "../../sample-app/main.js";
 import { samplePrivacyBudget } from "../../sample-app/app.module.js";
 import { FilterPage } from "./filter-page.js";
-import { ConsoleWatch, launchChromium, requireChromium, screenshotPath, startApp } from "./support.js";
+import { type ConsoleWatch, screenshotPath, useAppPage } from "./support.js";
 
 describe("filter page (Chromium): the privacy panel", function () {
   let app: SampleApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let ui: FilterPage;
   let console_: ConsoleWatch;
-
-  before(async function () {
-    requireChromium(this);
-    app = await startApp();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    console_ = new ConsoleWatch(page, app.url);
+  useAppPage({ width: 1280, height: 800 }, async (session) => {
+    ({ app, page, console: console_ } = session);
     ui = new FilterPage(page, app.url);
     await ui.open();
   });
-  afterEach(() => context?.close());
 
   it("shows Ben's noisy averages with their intervals and the budget left; the same Summary again is free", async () => {
     await ui.asCaller("dev-ben");

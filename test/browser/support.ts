@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { type Browser, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
 import { type SampleApp, startSampleApp } from "../../sample-app/main.js";
 
 export const chromiumPath = "/usr/bin/chromium";
@@ -69,4 +69,39 @@ const statusText: Record<number, string> = { 400: "Bad Request", 403: "Forbidden
 export async function callApi(base: string, token: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(base + path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
   return { status: response.status, body: await response.json() };
+}
+
+/** What useAppPage gives each test: the suite's app and browser, the test's own context, page and console watch. */
+export interface AppPage {
+  app: SampleApp;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  console: ConsoleWatch;
+}
+
+/**
+ * For a describe block: the sample app and Chromium for the suite (pending without Chromium, as
+ * requireChromium says), a fresh context and page for each test with its console watched, then
+ * `open` (the page's own first steps). The fields are set when the hooks run.
+ */
+export function useAppPage(viewport: { width: number; height: number }, open?: (session: AppPage) => Promise<void> | void): AppPage {
+  const session = {} as AppPage;
+  before(async function () {
+    requireChromium(this);
+    session.app = await startApp();
+    session.browser = await launchChromium();
+  });
+  after(async () => {
+    await session.browser?.close();
+    await session.app?.close();
+  });
+  beforeEach(async () => {
+    session.context = await session.browser.newContext({ viewport });
+    session.page = await session.context.newPage();
+    session.console = new ConsoleWatch(session.page, session.app.url);
+    await open?.(session);
+  });
+  afterEach(() => session.context?.close());
+  return session;
 }
