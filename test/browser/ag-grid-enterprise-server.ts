@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, normalize } from "node:path";
-import { repositoryRoot } from "./support.js";
+import { proxyToApi, repositoryRoot } from "./support.js";
 
 const js = "text/javascript; charset=utf-8";
 const css = "text/css; charset=utf-8";
@@ -45,17 +45,8 @@ export async function startHarnessServer(api: string): Promise<HarnessServer> {
   const apiRequests: string[] = [];
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
-    if (url.pathname.startsWith("/api/") || url.pathname.startsWith("/qp-admin/")) {
-      apiRequests.push(`${request.method} ${url.pathname}`);
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const headers: Record<string, string> = {};
-      for (const name of ["authorization", "content-type", "accept"]) if (typeof request.headers[name] === "string") headers[name] = request.headers[name] as string;
-      const reply = await fetch(api + url.pathname + url.search, { method: request.method, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
-      response.writeHead(reply.status, { "content-type": reply.headers.get("content-type") ?? "application/json" });
-      response.end(Buffer.from(await reply.arrayBuffer()));
-      return;
-    }
+    if (url.pathname.startsWith("/api/") || url.pathname.startsWith("/qp-admin/")) apiRequests.push(`${request.method} ${url.pathname}`);
+    if (await proxyToApi(request, response, api)) return;
     const asset = vendor.get(url.pathname);
     if (asset) return void response.writeHead(200, { "content-type": asset.type }).end(asset.body);
     for (const [prefix, folder] of roots) {

@@ -13,7 +13,7 @@ import { extname, join, normalize } from "node:path";
 import { expect } from "chai";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { SampleApp } from "../../sample-app/main.js";
-import { ConsoleWatch, callApi, launchChromium, repositoryRoot, requireChromium, screenshotPath, startApp } from "./support.js";
+import { ConsoleWatch, callApi, launchChromium, proxyToApi, repositoryRoot, requireChromium, screenshotPath, startApp } from "./support.js";
 
 const types: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
 
@@ -21,16 +21,7 @@ const types: Record<string, string> = { ".html": "text/html; charset=utf-8", ".j
 function serve(root: string, api: string): Promise<Server> {
   const server = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://x");
-    if (url.pathname.startsWith("/api/") || url.pathname.startsWith("/qp-admin/")) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const headers: Record<string, string> = {};
-      for (const name of ["authorization", "content-type", "accept"]) if (typeof request.headers[name] === "string") headers[name] = request.headers[name] as string;
-      const reply = await fetch(api + url.pathname + url.search, { method: request.method, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
-      response.writeHead(reply.status, { "content-type": reply.headers.get("content-type") ?? "application/json" });
-      response.end(Buffer.from(await reply.arrayBuffer()));
-      return;
-    }
+    if (await proxyToApi(request, response, api)) return;
     const path = normalize(join(root, url.pathname === "/" ? "index.html" : url.pathname));
     if (!path.startsWith(root)) return void response.writeHead(403).end();
     try {

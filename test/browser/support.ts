@@ -2,6 +2,7 @@
 // sandbox, background networking off), the sample app on 127.0.0.1 with an ephemeral port, a
 // watch on the browser console, and where screenshots go.
 import { existsSync, mkdirSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
@@ -104,4 +105,22 @@ export function useAppPage(viewport: { width: number; height: number }, open?: (
   });
   afterEach(() => session.context?.close());
   return session;
+}
+
+/**
+ * For a test's own static server: passes a request for the sample app's API (`/api/…`,
+ * `/qp-admin/…`) on to it at `api`, so a page served elsewhere calls the API on its own origin.
+ * False when the path is not the API's (the caller serves it).
+ */
+export async function proxyToApi(request: IncomingMessage, response: ServerResponse, api: string): Promise<boolean> {
+  const url = new URL(request.url ?? "/", "http://127.0.0.1");
+  if (!url.pathname.startsWith("/api/") && !url.pathname.startsWith("/qp-admin/")) return false;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const headers: Record<string, string> = {};
+  for (const name of ["authorization", "content-type", "accept"]) if (typeof request.headers[name] === "string") headers[name] = request.headers[name] as string;
+  const reply = await fetch(api + url.pathname + url.search, { method: request.method, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
+  response.writeHead(reply.status, { "content-type": reply.headers.get("content-type") ?? "application/json" });
+  response.end(Buffer.from(await reply.arrayBuffer()));
+  return true;
 }

@@ -6,7 +6,7 @@
 // column again. Also the core's time zones, blocks and error paths.
 import assert from "node:assert/strict";
 import type { ColDef } from "ag-grid-community";
-import { type SampleApp, startSampleApp } from "../../../sample-app/main.js";
+import { sampleTokens, useSampleSchemas } from "./sample-schemas.js";
 import { Operator } from "../../../lib/client/index.js";
 import { GridCore, GridQueryError, GridRefusal, type GridSchema, columnOfError, instantInZone } from "../../../lib/client/grids/core.js";
 import { type QueryLibTransport, columnDefsFromSchema, createServerSideDatasource, httpTransport, serverSideRows, setFilterValues, translateServerSideRequest } from "../../../lib/client/grids/ag-grid.js";
@@ -33,19 +33,9 @@ function needs(option: string, dataType: string, caseSensitive: boolean): Operat
 
 describe("AG Grid adapter: column definitions and refusals from the sample app's schema", function () {
   this.timeout(60_000);
-  let s: SampleApp;
-  const schemas: Record<string, GridSchema> = {};
-  const tokens = { ada: "dev-ada", ben: "dev-ben", cleo: "dev-cleo" } as const;
-
-  before(async () => {
-    s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
-    for (const [user, token] of Object.entries(tokens)) {
-      const reply = await fetch(`${s.url}/qp-admin/schema`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ entity: "customers", depth: 1 }) });
-      assert.equal(reply.status, 200);
-      schemas[user] = (await reply.json()) as GridSchema;
-    }
-  });
-  after(async () => s?.close());
+  const sample = useSampleSchemas();
+  const { schemas } = sample;
+  const tokens = sampleTokens;
 
   const defsOf = (user: keyof typeof tokens) => new Map(columnDefsFromSchema(schemas[user]!).map((d) => [d.colId!, d]));
 
@@ -112,7 +102,7 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
     const defs = new Map(columnDefsFromSchema(schemas["cleo"]!, { setFilter: true }).map((d) => [d.colId!, d]));
     assert.deepEqual([defs.get("segment")!.filter, (defs.get("segment")!.filterParams as { values: string[] }).values], ["agSetColumnFilter", ["Retail", "SmallBusiness", "Enterprise"]]);
     const core = new GridCore(schemas["cleo"]!, { timeZone: "UTC" });
-    const transport = httpTransport(`${s.url}/api/customers`, { headers: { authorization: "Bearer dev-cleo" } });
+    const transport = httpTransport(`${sample.app.url}/api/customers`, { headers: { authorization: "Bearer dev-cleo" } });
     // Cleo's tenant only (the tenant predicate is forced); contact ids come back as the groups that meet the group floor (MinGroupSize): here only the blank one.
     assert.deepEqual(await setFilterValues(core, transport, "tenantId", 200), ["globex"]);
     assert.deepEqual(await setFilterValues(core, transport, "contactId", 200), [null]);
@@ -190,7 +180,7 @@ describe("AG Grid adapter: column definitions and refusals from the sample app's
 
   it("a QueryLib refusal over HTTP names the grid column: a range on Ada's generalized balance off its 1000 boundaries", async () => {
     const core = new GridCore(schemas["ada"]!, { timeZone: "UTC" });
-    const transport = httpTransport(`${s.url}/api/customers`, { headers: { authorization: "Bearer dev-ada" } });
+    const transport = httpTransport(`${sample.app.url}/api/customers`, { headers: { authorization: "Bearer dev-ada" } });
     const request = { startRow: 0, endRow: 100, rowGroupCols: [], valueCols: [], pivotCols: [], pivotMode: false, groupKeys: [], sortModel: [], filterModel: { segment: { filterType: "text", type: "equals", filter: "retail" }, balance: { filterType: "number", type: "greaterThan", filter: 1500 } } };
     await assert.rejects(serverSideRows(core, transport, request as never), (e: unknown) => {
       assert.ok(e instanceof GridQueryError, String(e));

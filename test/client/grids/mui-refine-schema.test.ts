@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type * as Mui from "@mui/x-data-grid";
 import type { DataProvider, HttpError } from "@refinedev/core";
-import { type SampleApp, startSampleApp } from "../../../sample-app/main.js";
+import { sampleTokens, useSampleSchemas } from "./sample-schemas.js";
 import { Operator } from "../../../lib/client/index.js";
 import { GridCore, GridRefusal, type GridSchema } from "../../../lib/client/grids/core.js";
 import { type MuiColumn, type MuiOperatorFactories, columnsFromSchema, createDataSource, muiHttpTransport, visibilityFromSchema } from "../../../lib/client/grids/mui.js";
@@ -42,19 +42,9 @@ function needs(op: string, type: string, dataType: string, folded: boolean): Ope
 
 describe("MUI and Refine adapters: column definitions, refusals and errors from the sample app's schema", function () {
   this.timeout(60_000);
-  let s: SampleApp;
-  const schemas: Record<string, GridSchema> = {};
-  const tokens = { ada: "dev-ada", ben: "dev-ben", cleo: "dev-cleo" } as const;
-
-  before(async () => {
-    s = await startSampleApp(0, { logger: false, devMode: true, database: { kind: "sqlite", url: ":memory:" } });
-    for (const [user, token] of Object.entries(tokens)) {
-      const reply = await fetch(`${s.url}/qp-admin/schema`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ entity: "customers", depth: 1 }) });
-      assert.equal(reply.status, 200);
-      schemas[user] = (await reply.json()) as GridSchema;
-    }
-  });
-  after(async () => s?.close());
+  const sample = useSampleSchemas();
+  const { schemas } = sample;
+  const tokens = sampleTokens;
 
   const columnsOf = (user: keyof typeof tokens) => new Map(columnsFromSchema(schemas[user]!).map((c) => [c.field, c]));
 
@@ -145,24 +135,24 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
   });
 
   it("MUI over HTTP as Ben: the API's rows, typed values (an enum in lower case finds its label)", async () => {
-    const source = createDataSource(schemas["ben"]!, muiHttpTransport(`${s.url}/api/customers`, { headers: { authorization: "Bearer dev-ben" } }), { timeZone: "UTC" });
+    const source = createDataSource(schemas["ben"]!, muiHttpTransport(`${sample.app.url}/api/customers`, { headers: { authorization: "Bearer dev-ben" } }), { timeZone: "UTC" });
     const answer = await source.getRows({ filterModel: { items: [{ field: "segment", operator: "is", value: "retail" }] }, sortModel: [{ field: "id", sort: "asc" }], start: 0, end: 9, paginationModel: { page: 0, pageSize: 10 } });
     assert.ok(answer.rows.length > 0 && answer.rows.every((r) => r["segment"] === "Retail"));
     assert.ok((answer.rowCount ?? 0) >= answer.rows.length);
   });
 
   it("Refine over HTTP: the schema read from the endpoint, Cleo's rows; Ada's range off her generalized balance's boundaries is the server's refusal, with errors.balance; Ben's private balance is refused before the fetch", async () => {
-    const cleo = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-cleo" } });
+    const cleo = dataProvider(`${sample.app.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-cleo" } });
     const list = await cleo.getList({ resource: "customers", filters: [{ field: "name", operator: "contains", value: "a" }], sorters: [{ field: "name", order: "asc" }], pagination: { currentPage: 1, pageSize: 5 } });
     assert.ok(list.data.length > 0 && list.data.every((r) => String(r["name"]).toLowerCase().includes("a")));
-    const ada = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ada" } });
+    const ada = dataProvider(`${sample.app.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ada" } });
     await assert.rejects(ada.getList({ resource: "customers", filters: [{ field: "segment", operator: "eq", value: "retail" }, { field: "balance", operator: "gt", value: 1500 }] }), (e: RefineQueryLibError) => {
       assert.deepEqual([e.statusCode, e.column, Object.keys(e.errors ?? {})], [403, "balance", ["balance"]], `${e.code} at ${e.path}`);
       assert.ok(typeof e.message === "string" && e.message.length > 0);
       return true;
     });
     // Refused before the fetch: contains on Ben's masked name, and any condition on his private balance, even on a boundary (HttpError 400 naming it).
-    const ben = dataProvider(`${s.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ben" } });
+    const ben = dataProvider(`${sample.app.url}/api`, { timeZone: "UTC", headers: { authorization: "Bearer dev-ben" } });
     await assert.rejects(ben.getList({ resource: "customers", filters: [{ field: "name", operator: "contains", value: "a" }] }), (e: HttpError) => e.statusCode === 400 && Object.keys(e.errors ?? {}).join() === "name");
     await assert.rejects(ben.getList({ resource: "customers", filters: [{ field: "balance", operator: "gt", value: 1000 }] }), (e: HttpError) => e.statusCode === 400 && Object.keys(e.errors ?? {}).join() === "balance");
     // Ada's request on a boundary is answered.
