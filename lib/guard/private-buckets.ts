@@ -58,9 +58,10 @@ export function bucketOf(value: unknown, g: GeneralizeOptions): number | string 
 const mergeable: readonly Aggregator[] = [Aggregator.Count, Aggregator.Sumation, Aggregator.Minimum, Aggregator.Maximum, Aggregator.FirstOrDefault, Aggregator.LastOrDefault];
 
 /**
- * The key's buckets (their lower ends, ascending) when they are declared: the key is shown
- * through a Bucket generalization alone (no mutator before it, no mask or default), with public
- * bounds, and every aggregate merges (Count, Sumation, extremes, a private Average: weighted by
+ * The key's buckets (their lower ends, ascending; a date bucket's first day as ISO text) when
+ * they are declared: the key is shown through a Bucket generalization alone (no mutator before
+ * it, no mask or default), with public bounds, or through a DatePart or date Truncate alone with
+ * its own ISO-date bounds, and every aggregate merges (Count, Sumation, extremes, a private Average: weighted by
  * its group's row count). Null otherwise (the key is free-form). More than `max` buckets:
  * CapExceeded at groupBy.
  */
