@@ -35,6 +35,10 @@ export function QpDefault(value?: string, options: TransformOptions = {}) {
   });
 }
 
+/** A calendar date "YYYY-MM-DD" that exists (no 2023-02-30). */
+const isoDate = (value: unknown): value is string =>
+  typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+
 export function QpGeneralize(options: GeneralizeOptions) {
   return fieldDecorator("QpGeneralize", options.overridable, (target, property) => {
     if (!Object.values(GeneralizeMode).includes(options.mode)) throw new QpDecoratorError(target, property, `QpGeneralize names an unknown mode "${options.mode}"`);
@@ -44,8 +48,12 @@ export function QpGeneralize(options: GeneralizeOptions) {
     if (options.mode === GeneralizeMode.Bucket && options.step === undefined) throw new QpDecoratorError(target, property, "QpGeneralize Bucket needs a step");
     if (options.mode === GeneralizeMode.DatePart && !options.part) throw new QpDecoratorError(target, property, "QpGeneralize DatePart needs a part");
     if ((options.lower === undefined) !== (options.upper === undefined)) throw new QpDecoratorError(target, property, "QpGeneralize lower and upper go together");
-    if (options.lower !== undefined && (options.mode !== GeneralizeMode.Bucket || !Number.isFinite(options.lower) || !Number.isFinite(options.upper) || !(options.lower <= options.upper!))) {
-      throw new QpDecoratorError(target, property, "QpGeneralize lower and upper are finite bounds of a Bucket, lower at most upper");
+    if (options.lower !== undefined && (options.mode === GeneralizeMode.DatePart || options.mode === GeneralizeMode.Truncate)) {
+      if (!isoDate(options.lower) || !isoDate(options.upper) || !(options.lower <= options.upper!)) {
+        throw new QpDecoratorError(target, property, "QpGeneralize lower and upper of a DatePart or Truncate are ISO dates (YYYY-MM-DD), lower at most upper");
+      }
+    } else if (options.lower !== undefined && (options.mode !== GeneralizeMode.Bucket || typeof options.lower !== "number" || typeof options.upper !== "number" || !Number.isFinite(options.lower) || !Number.isFinite(options.upper) || !(options.lower <= options.upper))) {
+      throw new QpDecoratorError(target, property, "QpGeneralize lower and upper are finite bounds of a Bucket (or ISO dates of a DatePart or Truncate), lower at most upper");
     }
     if (options.decimals !== undefined && (!Number.isInteger(options.decimals) || options.decimals < 0)) {
       throw new QpDecoratorError(target, property, "QpGeneralize decimals must be an integer of at least 0");

@@ -31,12 +31,13 @@ export interface GeneralizeOptions extends TransformOptions {
   readonly part?: DatePart;
   readonly decimals?: number;
   /**
-   * Bucket only: the public range of the field's values (both or neither). A private Summary
-   * grouped by the field releases every bucket from lower's to upper's, empty ones too, as
-   * declared keys (#45); without them (nor QpPrivate bounds) its buckets are free-form keys.
+   * The public range of the field's values (both or neither): numbers for a Bucket, ISO dates
+   * ("2024-01-31") for a DatePart or a date Truncate. A private Summary grouped by the field
+   * releases every bucket from lower's to upper's, empty ones too, as declared keys (#45); without
+   * them (nor, for a Bucket, QpPrivate bounds) its buckets are free-form keys.
    */
-  readonly lower?: number;
-  readonly upper?: number;
+  readonly lower?: number | string;
+  readonly upper?: number | string;
 }
 
 export interface IValueTransformer {

@@ -134,7 +134,7 @@ export function applyTextMask(text: string, o: MaskOptions, regex: MaskPattern |
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
-function asDate(value: unknown): Date | null {
+export function asDate(value: unknown): Date | null {
   if (value instanceof Date) return value;
   if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value)) {
     if (value.length === 10) return new Date(`${value}T00:00:00Z`);

@@ -298,7 +298,7 @@ describe("Policy decorators: misuse at class definition", () => {
     }
   });
 
-  it("QpGeneralize: Bucket needs a step, steps are positive, DatePart needs a part, decimals are non-negative integers", () => {
+  it("QpGeneralize: Bucket needs a step, steps are positive, DatePart needs a part, decimals are non-negative integers, bounds are a Bucket's numbers or a date generalization's ISO dates", () => {
     expectMisuse(() => { class BucketNoStep { @QpGeneralize({ mode: GeneralizeMode.Bucket }) age!: number; } return BucketNoStep; }, "BucketNoStep.age", /Bucket needs a step/);
     expectMisuse(() => { class BucketZero { @QpGeneralize({ mode: GeneralizeMode.Bucket, step: 0 }) age!: number; } return BucketZero; }, "BucketZero.age", /step must be greater than 0/);
     expectMisuse(() => { class RoundNegative { @QpGeneralize({ mode: GeneralizeMode.Round, step: -5 }) age!: number; } return RoundNegative; }, "RoundNegative.age", /step must be greater than 0/);
@@ -310,6 +310,18 @@ describe("Policy decorators: misuse at class definition", () => {
     expectMisuse(() => { class BoundsReversed { @QpGeneralize({ mode: GeneralizeMode.Bucket, step: 10, lower: 5, upper: 1 }) age!: number; } return BoundsReversed; }, "BoundsReversed.age", /lower at most upper/);
     expectMisuse(() => { class BoundsInfinite { @QpGeneralize({ mode: GeneralizeMode.Bucket, step: 10, lower: 0, upper: Infinity }) age!: number; } return BoundsInfinite; }, "BoundsInfinite.age", /finite bounds of a Bucket/);
     expectMisuse(() => { class BoundsOnRound { @QpGeneralize({ mode: GeneralizeMode.Round, step: 10, lower: 0, upper: 100 }) age!: number; } return BoundsOnRound; }, "BoundsOnRound.age", /bounds of a Bucket/);
+    expectMisuse(() => { class DatesOnBucket { @QpGeneralize({ mode: GeneralizeMode.Bucket, step: 10, lower: "2024-01-01", upper: "2024-12-31" }) age!: number; } return DatesOnBucket; }, "DatesOnBucket.age", /finite bounds of a Bucket/);
+    // A date generalization's public range: ISO dates (YYYY-MM-DD) that exist, both, in order.
+    expectMisuse(() => { class DateAlone { @QpGeneralize({ mode: GeneralizeMode.DatePart, part: DatePart.Month, upper: "2024-12-31" }) born!: Date; } return DateAlone; }, "DateAlone.born", /lower and upper go together/);
+    expectMisuse(() => { class DateNumbers { @QpGeneralize({ mode: GeneralizeMode.DatePart, part: DatePart.Year, lower: 2020, upper: 2024 }) born!: Date; } return DateNumbers; }, "DateNumbers.born", /are ISO dates \(YYYY-MM-DD\)/);
+    expectMisuse(() => { class DateTimes { @QpGeneralize({ mode: GeneralizeMode.DatePart, part: DatePart.Year, lower: "2020-01-01T00:00:00Z", upper: "2024-01-01" }) born!: Date; } return DateTimes; }, "DateTimes.born", /are ISO dates/);
+    expectMisuse(() => { class DateImpossible { @QpGeneralize({ mode: GeneralizeMode.Truncate, part: DatePart.Month, lower: "2023-02-30", upper: "2024-01-01" }) born!: Date; } return DateImpossible; }, "DateImpossible.born", /are ISO dates/);
+    expectMisuse(() => { class DatesReversed { @QpGeneralize({ mode: GeneralizeMode.DatePart, part: DatePart.Month, lower: "2024-02-01", upper: "2024-01-31" }) born!: Date; } return DatesReversed; }, "DatesReversed.born", /lower at most upper/);
+    class DatesFine {
+      @QpGeneralize({ mode: GeneralizeMode.DatePart, part: DatePart.Month, lower: "2024-01-01", upper: "2024-12-31" }) born!: Date;
+      @QpGeneralize({ mode: GeneralizeMode.Truncate, part: DatePart.Quarter, lower: "2024-01-01", upper: "2024-01-01" }) seen!: Date;
+    }
+    assert.ok(DatesFine);
   });
 
   it("the other decorators refuse their misuses", () => {
