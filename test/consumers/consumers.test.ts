@@ -8,7 +8,15 @@
 // QueryLib instance when an ES module imports it and a CommonJS module requires it. The cell with
 // esbuild also bundles `querylib/client` for the browser and checks no server dependency is in the
 // bundle; one cell also runs the linter against an app whose decorators a second copy of QueryLib
-// recorded (exit 2, naming both copies).
+// recorded (exit 2, naming both copies), and loads the three grid adapters (querylib/client/ag-grid,
+// /mui, /refine) by import and by require with no grid installed: they must answer as the API does.
+//
+// The grids cell (fixtures/grids, sources in fixtures/grids-app) is a front-end app with AG Grid
+// Community, MUI X DataGrid and Refine installed: the app's use of each adapter is type-checked
+// against the installed grid's own types under Bundler (no lib check skipped), NodeNext and node10,
+// and a wrong use must fail; the adapters run from import and from require against the repository's
+// sample app (grid-runtime.ts compares every answer with the API's own); the app and the adapters
+// alone are bundled by esbuild (the adapters alone hold no grid code and nothing of the server).
 //
 // Types, in every cell: every subpath of the installed package.json's `exports` is imported under
 // node10, NodeNext (from an ES module and from a CommonJS one) and Bundler, and tsc's --explainFiles
@@ -28,37 +36,18 @@
 // so the fresh tarball is always the one installed). Without network and a warm npm cache an
 // install fails: pending with the reason, except with CI=true, where it fails the run.
 import { expect } from "chai";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInNewContext } from "node:vm";
 import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
+import { mustRun, ownEnvironment, run } from "./processes.js";
+import { closeGridApi, expectGridReports, runGridChecks } from "./grid-runtime.js";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const fixtures = join(repo, "test/consumers/fixtures");
 const work = join(repo, "dist/consumers");
-
-interface Run { readonly code: number | null; readonly stdout: string; readonly stderr: string }
-
-/** This process's environment without what `npm test` passes its scripts (npm_config_*, npm_package_*): each fixture is its own project. */
-function ownEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))), ...extra };
-}
-
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<Run> {
-  return new Promise((done) => {
-    execFile(command, args, { cwd, env: ownEnvironment(env), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function mustRun(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const result = await run(command, args, cwd, env);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${result.code}\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
 
 class InstallUnavailable extends Error {}
 
@@ -87,7 +76,8 @@ function reuseNativeBuild(cell: string, name: string, binary: string): void {
   cpSync(join(own, "build/Release", binary), join(installed, "build/Release", binary));
 }
 
-async function installCell(name: string): Promise<string> {
+/** Installs fixtures/<name> (package.json, lockfile) with the app source of fixtures/<source> beside it. */
+async function installCell(name: string, source = "app"): Promise<string> {
   const tarball = await packOnce();
   const cell = join(work, name);
   mkdirSync(cell, { recursive: true });
@@ -100,9 +90,11 @@ async function installCell(name: string): Promise<string> {
     delete parsed.packages["node_modules/querylib"];
     writeFileSync(join(cell, "package-lock.json"), JSON.stringify(parsed, null, 2));
   }
-  for (const entry of readdirSync(join(fixtures, "app"))) cpSync(join(fixtures, "app", entry), join(cell, entry), { recursive: true });
-  rmSync(join(cell, "esm/src"), { recursive: true, force: true });
-  cpSync(join(cell, "src"), join(cell, "esm/src"), { recursive: true });
+  for (const entry of readdirSync(join(fixtures, source))) cpSync(join(fixtures, source, entry), join(cell, entry), { recursive: true });
+  if (source === "app") {
+    rmSync(join(cell, "esm/src"), { recursive: true, force: true });
+    cpSync(join(cell, "src"), join(cell, "esm/src"), { recursive: true });
+  }
   rmSync(join(cell, "node_modules/querylib"), { recursive: true, force: true });
   rmSync(join(cell, "node_modules/.package-lock.json"), { force: true });
   expect(existsSync(tarball)).to.equal(true);
@@ -123,6 +115,21 @@ async function installCell(name: string): Promise<string> {
   reuseNativeBuild(cell, "re2", "re2.node");
   return cell;
 }
+
+/** installCell for a `before` hook: an unreachable registry leaves the cell's tests pending (with CI=true, installCell throws instead). */
+async function installOrSkip(context: Mocha.Context, name: string, source?: string): Promise<string> {
+  try {
+    return await installCell(name, source);
+  } catch (error) {
+    if (error instanceof InstallUnavailable) {
+      console.warn(`[skipped] ${error.message}: its tests are pending (with CI=true they fail)`);
+      context.skip();
+    }
+    throw error;
+  }
+}
+
+const installedVersion = (cell: string, name: string) => (JSON.parse(readFileSync(join(cell, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
 interface App { readonly url: string; readonly banner: string; readonly child: ChildProcess; stderr(): string }
 
@@ -209,6 +216,7 @@ const cells = [
 
 describe("consumers: the packed tarball installed into fresh apps", function () {
   this.timeout(600_000);
+  after(closeGridApi);
 
   for (const spec of cells) {
     describe(`${spec.name} (Nest ${spec.nest}, TypeORM ${spec.typeorm === 1 ? "1.x" : "0.3.x"})`, function () {
@@ -216,16 +224,8 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
       const tsc = () => join(cell, "node_modules/typescript/bin/tsc");
 
       before(async function () {
-        try {
-          cell = await installCell(spec.name);
-        } catch (error) {
-          if (error instanceof InstallUnavailable) {
-            console.warn(`[skipped] ${error.message}: its tests are pending (with CI=true they fail)`);
-            this.skip();
-          }
-          throw error;
-        }
-        const versions = (name: string) => (JSON.parse(readFileSync(join(cell, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+        cell = await installOrSkip(this, spec.name);
+        const versions = (name: string) => installedVersion(cell, name);
         expect(versions("@nestjs/core").split(".")[0]).to.equal(String(spec.nest));
         expect(versions("typeorm").startsWith(spec.typeorm === 1 ? "1." : "0.3.")).to.equal(true);
       });
@@ -366,6 +366,13 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
       }
 
       if (spec.bundles) {
+        // The grids are optional peers for their types only: this server app installs none of
+        // them, and the three adapters load and work all the same (the grids cell below has them).
+        it("loads querylib/client/ag-grid, /mui and /refine with no grid installed, by import and by require, and each answers as the API does", async () => {
+          for (const grid of ["ag-grid-community", "@mui/x-data-grid", "@refinedev/core"]) expect(existsSync(join(cell, "node_modules", grid)), grid).to.equal(false);
+          await expectGridReports(await runGridChecks(cell, fixtures));
+        });
+
         it("bundles querylib/client for the browser with esbuild, with no server dependency", async () => {
           const out = await mustRun(process.execPath, ["-e", `
             require("esbuild").build({ entryPoints: ["client/entry.ts"], bundle: true, platform: "browser", format: "esm", write: false, metafile: true, logLevel: "silent" })
@@ -383,4 +390,86 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
       }
     });
   }
+  // A front-end app with the three grids the adapters serve (fixtures/grids; its sources in
+  // fixtures/grids-app): QueryLib's declarations checked against the grids' own installed types,
+  // the adapters run from import and from require against the sample app, the app bundled.
+  describe("grids (AG Grid Community 36, MUI X DataGrid 9, Refine 5): a front-end app", function () {
+    let cell = "";
+    const tsc = (config: string, ...extra: string[]) => run(process.execPath, [join(cell, "node_modules/typescript/bin/tsc"), "-p", config, ...extra], cell);
+    const errorsOf = (stdout: string) => stdout.split("\n").filter((line) => /: error TS\d+:/.test(line));
+
+    before(async function () {
+      cell = await installOrSkip(this, "grids", "grids-app");
+      expect(installedVersion(cell, "ag-grid-community").split(".")[0]).to.equal("36");
+      expect(installedVersion(cell, "@mui/x-data-grid").split(".")[0]).to.equal("9");
+      expect(installedVersion(cell, "@refinedev/core").split(".")[0]).to.equal("5");
+    });
+
+    it("type-checks the app's use of each adapter against the installed grids' types: Bundler (no lib check skipped), NodeNext, node10", async () => {
+      const [bundler, nodenext, node10] = await Promise.all([tsc("tsconfig.bundler.json", "--listFiles"), tsc("tsconfig.nodenext.json"), tsc("tsconfig.node10.json")]);
+      // With no lib check skipped, MUI X's and Refine's own declarations name modules they do not
+      // install (use-sync-external-store's and papaparse's types, graphql, Refine's "@definitions"
+      // alias): those are theirs, and only of that kind (TS2307, TS7016). Nothing else may fail:
+      // no error in the app, in QueryLib's declarations, or of any other kind in a grid's.
+      const errors = errorsOf(bundler.stdout);
+      expect(errors.filter((line) => !/^node_modules\/(?!querylib\/)/.test(line)), "errors in the app or in QueryLib's declarations").to.deep.equal([]);
+      expect(errors.filter((line) => !/: error TS(2307|7016):/.test(line)), "errors in the grids' declarations other than a module they do not install").to.deep.equal([]);
+      const files = bundler.stdout.split("\n").map((line) => line.trim().replace(/\\/g, "/"));
+      for (const declaration of ["querylib/dist/lib/client/grids/ag-grid.d.ts", "querylib/dist/lib/client/grids/mui.d.ts", "querylib/dist/lib/client/grids/refine.d.ts", "ag-grid-community/dist/types/src/main.d.ts", "@mui/x-data-grid/index.d.", "@refinedev/core/dist/index.d."]) {
+        expect(files.some((file) => file.includes(`/node_modules/${declaration}`)), `${declaration} is in the checked program`).to.equal(true);
+      }
+      expect(errorsOf(nodenext.stdout), "NodeNext").to.deep.equal([]);
+      expect(nodenext.code).to.equal(0);
+      expect(errorsOf(node10.stdout), "node10").to.deep.equal([]);
+      expect(node10.code).to.equal(0);
+    });
+
+    it("a wrong use of an adapter's value is a type error against the grid's types (the check can fail)", async () => {
+      const dir = join(cell, "wrong");
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+      writeFileSync(join(dir, "wrong.ts"), [
+        'import type { IServerSideDatasource } from "ag-grid-community";',
+        'import type { GridDataSource } from "@mui/x-data-grid";',
+        'import type { DataProvider } from "@refinedev/core";',
+        'import { type GridSchema, columnDefsFromSchema } from "querylib/client/ag-grid";',
+        'import { columnsFromSchema } from "querylib/client/mui";',
+        'import { dataProvider } from "querylib/client/refine";',
+        "declare const schema: GridSchema;",
+        "export const columnsAsDatasource: IServerSideDatasource = columnDefsFromSchema(schema);",
+        "export const columnsAsDataSource: GridDataSource = columnsFromSchema(schema);",
+        'export const getOneAsGetList: DataProvider["getList"] = dataProvider("/api", { timeZone: "UTC" }).getOne;',
+        "",
+      ].join("\n"));
+      writeFileSync(join(cell, "tsconfig.wrong.json"), JSON.stringify({ extends: "./tsconfig.nodenext.json", include: ["wrong"] }));
+      const result = await tsc("tsconfig.wrong.json");
+      expect(result.code).to.not.equal(0);
+      const lines = errorsOf(result.stdout).map((line) => /^wrong\/wrong\.ts\((\d+),/.exec(line)?.[1]);
+      expect([...new Set(lines)], result.stdout).to.deep.equal(["8", "9", "10"]);
+    });
+
+    it("runs the three adapters by import and by require against the sample app: each answers as the API does", async () => {
+      await expectGridReports(await runGridChecks(cell, fixtures));
+    });
+
+    it("bundles the app with its grids for the browser (esbuild); the adapters alone hold no grid and nothing of the server", async () => {
+      const out = await mustRun(process.execPath, ["-e", `
+        const esbuild = require("esbuild");
+        Promise.all(["src/main.tsx", "src/adapters-only.ts"].map((entry) => esbuild.build({ entryPoints: [entry], bundle: true, platform: "browser", format: "esm", jsx: "automatic", define: { "process.env.NODE_ENV": '"production"' }, write: false, metafile: true, logLevel: "silent" })
+          .then((r) => ({ inputs: Object.keys(r.metafile.inputs), imports: Object.values(r.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path)), code: r.outputFiles[0].text }))))
+          .then((bundles) => process.stdout.write(JSON.stringify(bundles)));
+      `], cell);
+      const [app, adapters] = JSON.parse(out) as { inputs: string[]; imports: string[]; code: string }[];
+      const packagesOf = (inputs: readonly string[]) => new Set(inputs.map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? "(app)"));
+      const server = /^(typeorm|@nestjs\/.*|reflect-metadata|rxjs|re2|exponential-backoff|csv-stringify|@opentelemetry\/.*|better-sqlite3|pg|mysql2)$/;
+      for (const bundle of [app!, adapters!]) {
+        expect(bundle.imports, "the bundle imports nothing at run time").to.deep.equal([]);
+        expect([...packagesOf(bundle.inputs)].filter((name) => server.test(name)), "server packages in the bundle").to.deep.equal([]);
+        expect(bundle.inputs.filter((input) => input.startsWith("node:")), "Node built-ins in the bundle").to.deep.equal([]);
+      }
+      expect([...packagesOf(app!.inputs)]).to.include.members(["querylib", "ag-grid-community", "@mui/x-data-grid", "@refinedev/core", "react"]);
+      expect([...packagesOf(adapters!.inputs)].sort()).to.deep.equal(["(app)", "querylib"]);
+      for (const adapter of ["ag-grid", "mui", "refine"]) expect(adapters!.inputs).to.include(`node_modules/querylib/dist/lib/client/grids/${adapter}.js`);
+    });
+  });
 });
