@@ -289,26 +289,3 @@ describe("Grid core", () => {
     assert.equal(columnOfError({ path: "conditionGroup.subConditionGroups[10].conditions[0]" }, paths), null, "a prefix ends at a boundary");
   });
 });
-
-describe("querylib/client/ag-grid at run time", () => {
-  it("loads nothing of AG Grid (type-only imports) and no server dependency: only the client's own modules", async () => {
-    const { readFileSync } = await import("node:fs");
-    const { dirname, resolve } = await import("node:path");
-    const { fileURLToPath } = await import("node:url");
-    const entry = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "lib", "client", "grids", "ag-grid.js");
-    const files = new Set<string>();
-    const bare = new Set<string>();
-    const visit = (file: string) => {
-      if (files.has(file)) return;
-      files.add(file);
-      for (const m of readFileSync(file, "utf8").matchAll(/^(?:import|export)\s[^;]*?from\s+"([^"]+)"|^import\s+"([^"]+)"/gm)) {
-        const specifier = (m[1] ?? m[2])!;
-        if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
-        else bare.add(specifier);
-      }
-    };
-    visit(entry);
-    assert.deepEqual([...bare], []);
-    assert.deepEqual([...files].map((f) => f.split("/dist/lib/")[1]).sort(), ["client/grids/ag-grid.js", "client/grids/core.js", "client/grids/http.js", "errors/logic-exception.js", "shapes/enums.js", "shapes/operator-table.js"]);
-  });
-});

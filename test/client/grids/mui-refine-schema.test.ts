@@ -165,28 +165,3 @@ describe("MUI and Refine adapters: column definitions, refusals and errors from 
     assert.deepEqual(columnsFromSchema(core).map((c) => c.field), core.columns.map((c) => c.id));
   });
 });
-
-describe("querylib/client/mui and querylib/client/refine at run time", () => {
-  for (const entryName of ["mui.js", "refine.js"]) {
-    it(`${entryName} loads nothing of its grid (type-only imports) and no server dependency: only the client's own modules`, async () => {
-      const { readFileSync } = await import("node:fs");
-      const { dirname, resolve } = await import("node:path");
-      const { fileURLToPath } = await import("node:url");
-      const entry = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "lib", "client", "grids", entryName);
-      const files = new Set<string>();
-      const bare = new Set<string>();
-      const visit = (file: string) => {
-        if (files.has(file)) return;
-        files.add(file);
-        for (const m of readFileSync(file, "utf8").matchAll(/^(?:import|export)\s[^;]*?from\s+"([^"]+)"|^import\s+"([^"]+)"/gm)) {
-          const specifier = (m[1] ?? m[2])!;
-          if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
-          else bare.add(specifier);
-        }
-      };
-      visit(entry);
-      assert.deepEqual([...bare], []);
-      assert.deepEqual([...files].map((f) => f.split("/dist/lib/")[1]).sort(), [`client/grids/${entryName}`, "client/grids/core.js", "client/grids/http.js", "client/grids/tree.js", "errors/logic-exception.js", "shapes/enums.js", "shapes/operator-table.js"].sort());
-    });
-  }
-});
