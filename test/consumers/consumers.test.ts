@@ -319,6 +319,24 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
               // A body that is not JSON on a forFeature route: 400 InvalidJson, not Express's message,
               // on Nest 12, whose adapter maps a parser's error (mapException). Nest 11's adapter has
               // no such hook: there it is Nest's own 400 without QueryLib's code (docs/NESTJS.md).
+              // forFeature's agGrid route: AG Grid's own server-side request, translated on the server
+              // against the caller's schema, answers what params.success takes: the same rows as the
+              // Filter, the tenant predicate and the mask applied; an unknown member is refused.
+              const agGridRequest = { startRow: 0, endRow: 10, rowGroupCols: [], valueCols: [], pivotCols: [], pivotMode: false, groupKeys: [], filterModel: { balance: { filterType: "number", type: "greaterThan", filter: 0 } }, sortModel: [{ colId: "id", sort: "asc" }] };
+              const grid = await post(`${app.url}/customers/ag-grid`, agGridRequest, "acme");
+              expect(grid.status, JSON.stringify(grid.body)).to.equal(200);
+              const filtered = await post(`${app.url}/customers/filter`, { ...acmeEnterprise, selects: undefined }, "acme");
+              expect(grid.body).to.deep.equal({ rowData: filtered.body.data, rowCount: 3 });
+              const groups = await post(`${app.url}/customers/ag-grid`, { ...agGridRequest, rowGroupCols: [{ id: "tenantId", field: "tenantId", displayName: "Tenant" }], valueCols: [{ id: "balance", field: "balance", aggFunc: "sum", displayName: "Balance" }], sortModel: [] }, "globex");
+              // A level of groups is a guarded Summary: the default group floor (MinGroupSize) withholds
+              // globex's one group of 3 rows there as on the summary route, whose answer it equals.
+              const summary = await post(`${app.url}/customers/summary`, { conditionGroup: { conditions: [{ sort: 1, field: "balance", dataType: "Number", operator: "GreaterThan", values: [0] }] }, groupBy: { fields: ["tenantId"], aggregateBy: [{ field: "balance", alias: "balance", aggregator: "Sumation" }] } }, "globex");
+              expect([summary.status, summary.body.data, summary.body.totalCount], JSON.stringify(summary.body)).to.deep.equal([200, [], 0]);
+              expect(summary.body.policy.entries.some((entry: { field: string; action: string }) => entry.field === "groupBy" && entry.action === "Injected")).to.equal(true);
+              expect(groups.body, JSON.stringify(groups.body)).to.deep.equal({ rowData: [], rowCount: 0 });
+              const unknownMember = await post(`${app.url}/customers/ag-grid`, { ...agGridRequest, pivotResultFields: [] }, "acme");
+              expect([unknownMember.status, unknownMember.body.code, unknownMember.body.path]).to.deep.equal([400, "InvalidAgGridRequest", "pivotResultFields"]);
+              expect((await post(`${app.url}/customers/ag-grid`, agGridRequest)).status).to.equal(401);
               const malformed = await post(`${app.url}/customers/filter`, null, "acme", "{\"selects\": [");
               expect(malformed.status).to.equal(400);
               if (spec.nest >= 12) expect(malformed.body.code).to.equal("InvalidJson");
@@ -334,7 +352,7 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
               const text = await docs.text();
               expect(docs.status, text).to.equal(200);
               const document = JSON.parse(text) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
-              expect(Object.keys(document.paths)).to.include.members(["/customers/filter", "/customers/summary", "/api/customers/filter"]);
+              expect(Object.keys(document.paths)).to.include.members(["/customers/filter", "/customers/summary", "/customers/ag-grid", "/api/customers/filter"]);
               expect(Object.keys(document.paths)).to.not.include("/customers/segment");
               expect(document.components.schemas).to.include.keys("CustomersFilter", "CustomersCondition", "CustomersSummary");
               const ui = await fetch(`${app.url}/docs`);
