@@ -316,9 +316,6 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
                 expect(unknown.body.code).to.be.a("string").and.not.equal("InternalError");
                 expect(unknown.body.path).to.equal("selects[0]");
               }
-              // A body that is not JSON on a forFeature route: 400 InvalidJson, not Express's message,
-              // on Nest 12, whose adapter maps a parser's error (mapException). Nest 11's adapter has
-              // no such hook: there it is Nest's own 400 without QueryLib's code (docs/NESTJS.md).
               // forFeature's agGrid route: AG Grid's own server-side request, translated on the server
               // against the caller's schema, answers what params.success takes: the same rows as the
               // Filter, the tenant predicate and the mask applied; an unknown member is refused.
@@ -337,6 +334,9 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
               const unknownMember = await post(`${app.url}/customers/ag-grid`, { ...agGridRequest, pivotResultFields: [] }, "acme");
               expect([unknownMember.status, unknownMember.body.code, unknownMember.body.path]).to.deep.equal([400, "InvalidAgGridRequest", "pivotResultFields"]);
               expect((await post(`${app.url}/customers/ag-grid`, agGridRequest)).status).to.equal(401);
+              // A body that is not JSON on a forFeature route: 400 InvalidJson, not Express's message,
+              // on Nest 12, whose adapter maps a parser's error (mapException). Nest 11's adapter has
+              // no such hook: there it is Nest's own 400 without QueryLib's code (docs/NESTJS.md).
               const malformed = await post(`${app.url}/customers/filter`, null, "acme", "{\"selects\": [");
               expect(malformed.status).to.equal(400);
               if (spec.nest >= 12) expect(malformed.body.code).to.equal("InvalidJson");
