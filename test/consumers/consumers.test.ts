@@ -1,6 +1,6 @@
 // The package as a team receives it: `npm pack` once, then each fixture app under
 // test/consumers/fixtures/<cell> (its own package.json and package-lock.json; the app's source is
-// shared in fixtures/app) is copied to dist/consumers/<cell>, installed from the tarball, compiled
+// shared in fixtures/app) is copied to <work>/<cell>, installed from the tarball, compiled
 // by its own TypeScript to CommonJS (module commonjs, node10 resolution, as `nest new` makes it)
 // and to ESM (NodeNext), type-checked under Bundler resolution, started and asked over HTTP on
 // SQLite and PostgreSQL (with docs/NESTJS.md's Swagger recipe serving /docs-json), linted with
@@ -32,13 +32,22 @@
 // the repo's version) gets the binary the repo's own install built (same Node, same version, so
 // the same ABI): the 2-core CI box would otherwise spend minutes per cell compiling. re2 would get
 // its binary the same way, but no cell installs it (an optional peer; the app has no Regex mask).
-// Installs are incremental (node_modules under dist/consumers is kept; querylib is removed first
+// Installs are incremental (node_modules under <work> is kept; querylib is removed first
 // so the fresh tarball is always the one installed). Without network and a warm npm cache an
 // install fails: pending with the reason, except with CI=true, where it fails the run.
+//
+// <work> is outside the repository (the system's temporary directory, one per checkout, or
+// QL_CONSUMERS_DIR): Node and TypeScript look for a package in every node_modules above the one
+// importing it, and inside the repository that would find the repo's own dev dependencies. A
+// dependency the package uses but does not declare, or a grid "not installed" in a cell, would
+// then resolve all the same; each cell checks that it cannot.
 import { expect } from "chai";
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInNewContext } from "node:vm";
 import { isolatedDatabaseUrl, openIsolatedDatabase, skipIfUnavailable } from "../support/databases.js";
@@ -47,7 +56,7 @@ import { closeGridApi, expectGridReports, runGridChecks } from "./grid-runtime.j
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const fixtures = join(repo, "test/consumers/fixtures");
-const work = join(repo, "dist/consumers");
+const work = process.env.QL_CONSUMERS_DIR ?? join(tmpdir(), `querylib-consumers-${createHash("sha256").update(repo).digest("hex").slice(0, 12)}`);
 
 class InstallUnavailable extends Error {}
 
@@ -111,6 +120,9 @@ async function installCell(name: string, source = "app"): Promise<string> {
   // Peer ranges: a claimed Nest or TypeORM major that querylib's peers refuse is "invalid" here.
   const tree = await run("npm", ["ls", "--all"], cell);
   if (tree.code !== 0) throw new Error(`npm ls in ${name}: ${tree.stderr}`);
+  // Outside the repository: from the installed package, nothing resolves but what the cell installed.
+  expect(relative(repo, cell).startsWith(".."), `${cell} is outside ${repo}`).to.equal(true);
+  expect(() => createRequire(join(cell, "node_modules/querylib/package.json")).resolve("mocha"), "the repo's dev dependency mocha resolves from the cell").to.throw(/Cannot find module/);
   reuseNativeBuild(cell, "better-sqlite3", "better_sqlite3.node");
   reuseNativeBuild(cell, "re2", "re2.node");
   return cell;
@@ -387,7 +399,8 @@ describe("consumers: the packed tarball installed into fresh apps", function () 
         // The grids are optional peers for their types only: this server app installs none of
         // them, and the three adapters load and work all the same (the grids cell below has them).
         it("loads querylib/client/ag-grid, /mui and /refine with no grid installed, by import and by require, and each answers as the API does", async () => {
-          for (const grid of ["ag-grid-community", "@mui/x-data-grid", "@refinedev/core"]) expect(existsSync(join(cell, "node_modules", grid)), grid).to.equal(false);
+          const fromQueryLib = createRequire(join(cell, "node_modules/querylib/package.json"));
+          for (const grid of ["ag-grid-community", "@mui/x-data-grid", "@refinedev/core"]) expect(() => fromQueryLib.resolve(grid), `${grid} resolves from the cell`).to.throw(/Cannot find module/);
           await expectGridReports(await runGridChecks(cell, fixtures));
         });
 
